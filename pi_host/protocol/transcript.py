@@ -1,0 +1,64 @@
+"""Replaying the system messages of a transcript (reference §1.2).
+
+The leading system message holds the initial prompt sections and tools; later ones patch them:
+``sections`` entries replace (``None`` deletes), non-empty ``content`` appends, ``toolsAdded``
+adds or redefines by name, ``toolsRemoved`` withdraws. Providers that cannot take system messages
+mid-conversation send the replayed prompt once, at the top.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_host.protocol.messages import ToolDecl
+
+
+@dataclass
+class SystemState:
+    contents: list[str] = field(default_factory=list)
+    sections: dict[str, str] = field(default_factory=dict)
+    tools: dict[str, ToolDecl] = field(default_factory=dict)
+
+    def render(self) -> str:
+        """The prompt text: contents, then section values in insertion order, blank-line joined."""
+        parts = [c for c in self.contents if c] + [v for v in self.sections.values() if v]
+        return "\n\n".join(parts)
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(getattr(block, "text", "") for block in content or ())
+
+
+def apply_system_message(state: SystemState, message: Any) -> SystemState:
+    text = _content_text(message.content)
+    if text:
+        state.contents.append(text)
+    for name, value in (message.sections or {}).items():
+        if value is None:
+            state.sections.pop(name, None)
+        else:
+            state.sections[name] = value
+    for tool in message.tools_added or ():
+        state.tools[tool.name] = tool
+    for ref in message.tools_removed or ():
+        state.tools.pop(ref.name, None)
+    return state
+
+
+def replay_system(messages: list[Any]) -> SystemState:
+    """Apply every system message of ``messages`` in order."""
+    state = SystemState()
+    for message in messages:
+        if getattr(message, "role", None) == "system":
+            apply_system_message(state, message)
+    return state
+
+
+def wrap_section(name: str, content: str) -> str:
+    """Sections other than ``preamble`` are stored as ``<name>\\n...\\n</name>``."""
+    if name == "preamble":
+        return content
+    return f"<{name}>\n{content}\n</{name}>"

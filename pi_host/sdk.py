@@ -1,0 +1,166 @@
+"""Running an agent from Python without the CLI.
+
+    import asyncio, pi_host
+
+    async def main():
+        session = await pi_host.create_session(model="faux/faux-1", cwd=".")
+        await session.prompt("List the files")
+        print(session.last_assistant().text())
+
+    asyncio.run(main())
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_host import paths
+from pi_host.model_registry import ModelRegistry
+from pi_host.plugin_host import PluginHost, PluginRecord
+from pi_host.plugin_loading import LoadOptions, disabled_from_env, load_plugins
+from pi_host.registrations import SessionStoreFactory
+from pi_host.session import AgentSession, SessionConfig
+from pi_host.session_store import MemoryStore, StoreOptions
+from pi_host.settings import load_settings
+
+
+@dataclass
+class SessionOptions:
+    cwd: str | None = None
+    model: Any = None
+    """A Model, or a pattern: ``provider/id``, an id or a name fragment."""
+    provider: str | None = None
+    thinking_level: str | None = None
+    tools: list[str] | None = None
+    no_tools: bool = False
+    api_key: str | None = None
+    plugins: list[Any] = field(default_factory=list)
+    """Extra plugin objects or modules, registered after every discovered plugin."""
+    extension_paths: tuple[str, ...] = ()
+    builtins_only: bool | None = None
+    strict_plugins: bool = False
+    discover_plugins: bool = True
+    store: Any = None
+    """A ready SessionStore; otherwise a store plugin opens one from ``store_options``."""
+    store_options: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] | None = None
+    mode: str = "sdk"
+    tool_execution: str | None = None
+    flags: dict[str, Any] = field(default_factory=dict)
+    host: PluginHost | None = None
+
+
+def build_host(
+    cwd: str,
+    settings: dict[str, Any],
+    *,
+    extension_paths: tuple[str, ...] = (),
+    builtins_only: bool | None = None,
+    strict: bool = False,
+    discover: bool = True,
+    extra_plugins: list[Any] = (),  # type: ignore[assignment]
+    on_error: Any = None,
+) -> PluginHost:
+    """Load every plugin source in the documented order."""
+    host = PluginHost(strict=strict)
+    if on_error is not None:
+        host.on_error(on_error)
+    disabled = set(disabled_from_env())
+    configured = settings.get("disabledPlugins")
+    if isinstance(configured, list):
+        disabled.update(str(name) for name in configured)
+    if builtins_only is None:
+        builtins_only = os.environ.get("PI_HOST_NO_PLUGINS", "") not in ("", "0")
+    options = LoadOptions(
+        cwd=cwd,
+        extension_paths=tuple(extension_paths),
+        disabled=frozenset(disabled),
+        builtins_only=builtins_only,
+        discover_files=discover,
+    )
+    load_plugins(host, options)
+    for index, plugin in enumerate(extra_plugins):
+        name = getattr(plugin, "__name__", None) or f"{type(plugin).__name__}-{index}"
+        host.register(plugin, PluginRecord(name=name, source="sdk", origin=name))
+    return host
+
+
+def open_store(host: PluginHost, settings: dict[str, Any], options: StoreOptions) -> Any:
+    wanted = settings.get("sessionStore", "jsonl")
+    factories = [f for f in host.collect("register_session_stores") if isinstance(f, SessionStoreFactory)]
+    for factory in factories:
+        if factory.name == wanted:
+            return factory.open(options)
+    return MemoryStore(options.cwd, session_id=options.session_id)
+
+
+async def create_session(options: SessionOptions | None = None, **kwargs: Any) -> AgentSession:
+    """Load plugins, pick the model and open a session store; returns an idle session."""
+    options = options or SessionOptions(**kwargs)
+    cwd = os.path.abspath(options.cwd or os.getcwd())
+    settings = options.settings
+    if settings is None:
+        settings, _problems = load_settings(cwd)
+    host = options.host or build_host(
+        cwd,
+        settings,
+        extension_paths=options.extension_paths,
+        builtins_only=options.builtins_only,
+        strict=options.strict_plugins,
+        discover=options.discover_plugins,
+        extra_plugins=options.plugins,
+    )
+    registry = ModelRegistry(host)
+    if options.api_key and options.provider:
+        registry.runtime_keys[options.provider] = options.api_key
+    store = options.store
+    if store is None:
+        store = open_store(
+            host, settings, StoreOptions(cwd=cwd, agent_dir=paths.agent_dir(), **options.store_options)
+        )
+    restored = store.build_context()
+    model = options.model
+    if isinstance(model, str):
+        model = registry.resolve(model, options.provider)
+    elif model is None and restored.model:
+        model = registry.find(restored.model["provider"], restored.model["modelId"])
+    elif model is None and settings.get("defaultModel"):
+        model = registry.resolve(str(settings["defaultModel"]), settings.get("defaultProvider"))
+    thinking = options.thinking_level or (restored.thinking_level if store.entries() else None)
+    thinking = thinking or settings.get("defaultThinkingLevel") or "medium"
+    if model is not None and not model.reasoning:
+        thinking = "off"
+    config = SessionConfig(
+        cwd=cwd,
+        model=model,
+        thinking_level=thinking,
+        tools=options.tools,
+        no_tools=options.no_tools,
+        tool_execution=options.tool_execution or settings.get("toolExecution") or "parallel",
+        steering_mode=settings.get("steeringMode") or "one-at-a-time",
+        follow_up_mode=settings.get("followUpMode") or "one-at-a-time",
+        mode=options.mode,
+        settings=settings,
+        flags=dict(options.flags),
+        api_key=options.api_key,
+    )
+    session = AgentSession(host, registry, store, config)
+    await host.dispatch("session_start", {"reason": "startup"}, session.ctx)
+    return session
+
+
+def run_prompt(prompt: str, **kwargs: Any) -> Any:
+    """Run one prompt to completion synchronously; returns the final assistant message."""
+
+    async def main() -> Any:
+        session = await create_session(**kwargs)
+        try:
+            await session.prompt(prompt)
+            return session.last_assistant()
+        finally:
+            await session.close()
+
+    return asyncio.run(main())

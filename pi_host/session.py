@@ -1,0 +1,654 @@
+"""The session layer: input pipeline, queues, plugins, persistence around the loop (reference §4).
+
+:class:`AgentSession` turns a prompt into one or more runs of :class:`pi_host.agent.loop.AgentLoop`,
+maps the loop's callbacks onto plugin events (``context``, ``tool_call``, ``tool_result``...),
+persists every finished message to the session store and ends each prompt with
+``agent_settled``. Listeners (``subscribe``) receive every session event; modes render them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import inspect
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_host.abort import AbortController, AbortSignal
+from pi_host.agent.convert import convert_to_llm
+from pi_host.agent.loop import AgentLoop, LoopConfig
+from pi_host.plugin_host import PluginHost, is_stop
+from pi_host.protocol import (
+    AssistantMessage,
+    ImageContent,
+    StreamOptions,
+    SystemMessage,
+    TextContent,
+    UserMessage,
+)
+from pi_host.protocol.messages import ToolRef
+from pi_host.protocol.transcript import replay_system, wrap_section
+from pi_host.registrations import Command, ContextSource
+from pi_host.tools import Tool, ToolContext, ToolResult
+
+Listener = Callable[[dict[str, Any]], Any]
+
+STREAMING_ERROR = (
+    "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+)
+DEFAULT_TOOLS = ("read", "bash", "edit", "write")
+DEFAULT_PREAMBLE = (
+    "You are a coding assistant running inside pi, a coding agent harness. You help the user "
+    "inspect files, run commands and change code."
+)
+
+
+class SessionError(Exception):
+    """A prompt the session cannot accept (streaming without a behaviour, no model...)."""
+
+
+@dataclass
+class QueuedMessage:
+    message: Any
+    text: str
+
+
+@dataclass
+class SessionConfig:
+    cwd: str
+    model: Any = None
+    thinking_level: str = "off"
+    tools: list[str] | None = None
+    """Allowlist of tool names; None = each tool's default activity (settings ``defaultTools``)."""
+    no_tools: bool = False
+    tool_execution: str = "parallel"
+    steering_mode: str = "one-at-a-time"
+    follow_up_mode: str = "one-at-a-time"
+    mode: str = "sdk"
+    settings: dict[str, Any] = field(default_factory=dict)
+    flags: dict[str, Any] = field(default_factory=dict)
+    api_key: str | None = None
+
+
+class ExtensionContext:
+    """What plugin handlers see as ``ctx`` (reference §9.5)."""
+
+    def __init__(self, session: AgentSession) -> None:
+        self._session = session
+
+    @property
+    def session(self) -> AgentSession:
+        return self._session
+
+    @property
+    def cwd(self) -> str:
+        return self._session.config.cwd
+
+    @property
+    def mode(self) -> str:
+        return self._session.config.mode
+
+    @property
+    def has_ui(self) -> bool:
+        return self._session.config.mode in ("tui", "rpc")
+
+    @property
+    def model(self) -> Any:
+        return self._session.model
+
+    @property
+    def thinking_level(self) -> str:
+        return self._session.thinking_level
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return self._session.config.settings
+
+    @property
+    def signal(self) -> AbortSignal | None:
+        controller = self._session._controller
+        return controller.signal if controller else None
+
+    @property
+    def store(self) -> Any:
+        return self._session.store
+
+    def get_flag(self, name: str) -> Any:
+        return self._session.config.flags.get(name)
+
+    def is_idle(self) -> bool:
+        return not self._session.is_streaming
+
+    def abort(self) -> None:
+        self._session.request_abort()
+
+    def has_pending_messages(self) -> bool:
+        return bool(self._session._steering or self._session._follow_up)
+
+    def get_system_prompt(self) -> str:
+        return replay_system(self._session.messages).render()
+
+
+class AgentSession:
+    def __init__(
+        self,
+        host: PluginHost,
+        registry: Any,
+        store: Any,
+        config: SessionConfig,
+    ) -> None:
+        self.host = host
+        self.registry = registry
+        self.store = store
+        self.config = config
+        self.model = config.model
+        self.thinking_level = config.thinking_level
+        self.ctx = ExtensionContext(self)
+        self.tool_context = ToolContext(
+            cwd=config.cwd,
+            settings=config.settings,
+            session_id=store.session_id,
+            session_file=getattr(store, "session_file", None),
+            provider=getattr(self.model, "provider", None),
+            model=getattr(self.model, "id", None),
+            thinking_level=self.thinking_level,
+        )
+        self.all_tools: dict[str, Tool] = {}
+        for tool in host.collect("register_tools", ctx=self.tool_context):
+            if isinstance(tool, Tool) or hasattr(tool, "execute"):
+                self.all_tools[tool.name] = tool
+        self.active_tools: dict[str, Tool] = self._select_tools()
+        self.commands: dict[str, Command] = {}
+        for command in host.collect("register_commands"):
+            if isinstance(command, Command):
+                name, index = command.name, 1
+                while name in self.commands:
+                    name, index = f"{command.name}:{index}", index + 1
+                self.commands[name] = command
+        self.context_sources: list[ContextSource] = sorted(
+            (s for s in host.collect("register_context_sources") if isinstance(s, ContextSource)),
+            key=lambda s: s.order,
+        )
+        restored = store.build_context()
+        self.messages: list[Any] = list(restored.messages)
+        self._listeners: list[Listener] = []
+        self._steering: list[QueuedMessage] = []
+        self._follow_up: list[QueuedMessage] = []
+        self._controller: AbortController | None = None
+        self._run_task: asyncio.Task[Any] | None = None
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._last_aborted = False
+        if not store.entries():
+            self._record_initial_state()
+
+    # --- public API ---------------------------------------------------------------------------
+
+    @property
+    def session_id(self) -> str:
+        return self.store.session_id
+
+    @property
+    def is_streaming(self) -> bool:
+        return self._run_task is not None and not self._run_task.done()
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Receive every session event (dicts shaped like pi's events)."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    async def prompt(
+        self,
+        text: str,
+        images: list[ImageContent] | None = None,
+        streaming_behavior: str | None = None,
+        source: str = "sdk",
+        wait: bool = True,
+    ) -> str:
+        """Submit input; returns the disposition ``started``, ``queued`` or ``handled``.
+
+        With ``wait`` (default) a started prompt returns once the session has settled.
+        """
+        if text.startswith("/"):
+            handled = await self._run_command(text)
+            if handled:
+                return "handled"
+        expanded = await self._preprocess(text, images, source, streaming_behavior)
+        if expanded is None:
+            return "handled"
+        text, images = expanded
+        if self.is_streaming:
+            if streaming_behavior == "steer":
+                self._enqueue(self._steering, self._user_message(text, images), text)
+                return "queued"
+            if streaming_behavior == "followUp":
+                self._enqueue(self._follow_up, self._user_message(text, images), text)
+                return "queued"
+            raise SessionError(STREAMING_ERROR)
+        self._check_model()
+        message = self._user_message(text, images)
+        prompts = await self._before_agent_start(text, images, message)
+        self._start_run(prompts)
+        if wait:
+            await self.wait_for_idle()
+        return "started"
+
+    async def steer(self, text: str, images: list[ImageContent] | None = None) -> str:
+        return await self._queue_input(self._steering, text, images)
+
+    async def follow_up(self, text: str, images: list[ImageContent] | None = None) -> str:
+        return await self._queue_input(self._follow_up, text, images)
+
+    def clear_queue(self) -> dict[str, list[str]]:
+        cleared = {"steering": [q.text for q in self._steering], "followUp": [q.text for q in self._follow_up]}
+        self._steering.clear()
+        self._follow_up.clear()
+        self._queue_changed()
+        return cleared
+
+    def request_abort(self) -> None:
+        if self._controller is not None:
+            self._controller.abort("Operation aborted")
+
+    async def abort(self) -> None:
+        """Abort the current run and wait until the session is idle."""
+        self.request_abort()
+        await self.wait_for_idle()
+
+    async def wait_for_idle(self) -> None:
+        await self._idle.wait()
+        if self._run_task is not None and self._run_task.done() and not self._run_task.cancelled():
+            error = self._run_task.exception()
+            if error is not None:
+                self._run_task = None
+                raise error
+
+    def last_assistant(self) -> AssistantMessage | None:
+        for message in reversed(self.messages):
+            if getattr(message, "role", None) == "assistant":
+                return message
+        return None
+
+    async def set_model(self, model: Any, source: str = "set") -> None:
+        previous = self.model
+        self.model = model
+        self.tool_context.provider, self.tool_context.model = model.provider, model.id
+        self.store.append({"type": "model_change", "provider": model.provider, "modelId": model.id})
+        await self.host.dispatch(
+            "model_select", {"model": model, "previousModel": previous, "source": source}, self.ctx
+        )
+
+    async def set_thinking_level(self, level: str) -> None:
+        previous = self.thinking_level
+        self.thinking_level = level
+        self.tool_context.thinking_level = level
+        self.store.append({"type": "thinking_level_change", "thinkingLevel": level})
+        await self.host.dispatch("thinking_level_select", {"level": level, "previousLevel": previous}, self.ctx)
+
+    async def close(self, reason: str = "quit") -> None:
+        if self.is_streaming:
+            await self.abort()
+        await self.host.dispatch("session_shutdown", {"reason": reason}, self.ctx)
+        self.store.close()
+
+    # --- input pipeline -------------------------------------------------------------------------
+
+    async def _run_command(self, text: str) -> bool:
+        name, _, args = text[1:].partition(" ")
+        command = self.commands.get(name)
+        if command is None:
+            return False
+        try:
+            result = command.handler(args.strip(), self.ctx)
+            if inspect.isawaitable(result):
+                await result
+        except Exception as exc:
+            self.host.report(name, "command", exc)
+        return True
+
+    async def _preprocess(
+        self, text: str, images: list[ImageContent] | None, source: str, streaming_behavior: str | None
+    ) -> tuple[str, list[ImageContent] | None] | None:
+        event: dict[str, Any] = {"text": text, "images": images, "source": source}
+        if streaming_behavior:
+            event["streamingBehavior"] = streaming_behavior
+
+        def fold(ev: dict[str, Any], result: Any) -> None:
+            if isinstance(result, dict) and result.get("action") == "transform":
+                ev["text"] = result.get("text", ev["text"])
+                if "images" in result:
+                    ev["images"] = result["images"]
+
+        result = await self.host.dispatch("input", event, self.ctx, fold=fold)
+        if result is not None and is_stop(result):
+            return None
+        text, images = event["text"], event["images"]
+        for source_plugin in self.context_sources:
+            if source_plugin.expand_input is None:
+                continue
+            try:
+                expanded = source_plugin.expand_input(text, self.ctx)
+                if inspect.isawaitable(expanded):
+                    expanded = await expanded
+            except Exception as exc:
+                self.host.report(source_plugin.name, "expand_input", exc)
+                continue
+            if isinstance(expanded, str):
+                text = expanded
+        return text, images
+
+    async def _queue_input(self, queue: list[QueuedMessage], text: str, images: Any) -> str:
+        if text.startswith("/") and text[1:].partition(" ")[0] in self.commands:
+            raise SessionError("Extension commands cannot be queued")
+        expanded = await self._preprocess(text, images, "sdk", None)
+        if expanded is None:
+            return "handled"
+        text, images = expanded
+        message = self._user_message(text, images)
+        if not self.is_streaming:
+            self._check_model()
+            self._start_run(await self._before_agent_start(text, images, message))
+            return "started"
+        self._enqueue(queue, message, text)
+        return "queued"
+
+    def _user_message(self, text: str, images: list[ImageContent] | None) -> UserMessage:
+        content: list[Any] = [TextContent(text=text)]
+        content.extend(images or ())
+        return UserMessage(content=content)
+
+    def _check_model(self) -> None:
+        if self.model is None:
+            raise SessionError("No model selected. Use --model provider/id (see pi --list-models).")
+        if self.config.api_key:
+            return
+        if self.registry.needs_key(self.model.provider) and not self.registry.get_api_key(self.model.provider):
+            raise SessionError(
+                f"No API key for provider {self.model.provider}: {self.registry.key_hint(self.model.provider)}"
+            )
+
+    async def _before_agent_start(self, text: str, images: Any, message: UserMessage) -> list[Any]:
+        event = {
+            "messageType": "user",
+            "prompt": text,
+            "images": images,
+            "message": message,
+            "systemPrompt": replay_system(self.messages).render(),
+            "systemPromptOptions": {},
+        }
+        extra: list[Any] = []
+
+        def fold(ev: dict[str, Any], result: Any) -> None:
+            if isinstance(result, dict):
+                if result.get("message") is not None:
+                    extra.append(result["message"])
+                if result.get("systemPrompt") is not None:
+                    ev["systemPrompt"] = result["systemPrompt"]
+
+        await self.host.dispatch("before_agent_start", event, self.ctx, fold=fold)
+        return [message, *extra]
+
+    def _enqueue(self, queue: list[QueuedMessage], message: Any, text: str) -> None:
+        queue.append(QueuedMessage(message, text))
+        self._queue_changed()
+
+    def _queue_changed(self) -> None:
+        self._emit_now(
+            {
+                "type": "queue_update",
+                "steering": [q.text for q in self._steering],
+                "followUp": [q.text for q in self._follow_up],
+            }
+        )
+
+    def _dequeue(self, queue: list[QueuedMessage], mode: str) -> list[Any]:
+        if not queue:
+            return []
+        taken = queue[:] if mode == "all" else queue[:1]
+        del queue[: len(taken)]
+        self._queue_changed()
+        return [q.message for q in taken]
+
+    # --- runs -----------------------------------------------------------------------------------
+
+    def _start_run(self, prompts: list[Any]) -> None:
+        self._controller = AbortController()
+        self._idle.clear()
+        self._run_task = asyncio.ensure_future(self._run(prompts, self._controller))
+
+    async def _run(self, prompts: list[Any], controller: AbortController) -> None:
+        try:
+            loop = AgentLoop(self._loop_config(controller.signal), self.messages, self._emit)
+            await loop.run(prompts)
+            aborted = controller.signal.aborted
+            if not aborted:
+                await self.host.dispatch(
+                    "agent_before_settle", {"outcome": "completed", "entries": [], "continue": False}, self.ctx
+                )
+            await self._emit({"type": "agent_settled", "aborted": aborted})
+        finally:
+            self._controller = None
+            self._idle.set()
+
+    def _loop_config(self, signal: AbortSignal) -> LoopConfig:
+        settings = self.config.settings
+        block_images = bool((settings.get("images") or {}).get("blockImages"))
+        return LoopConfig(
+            model=self.model,
+            stream_fn=self.registry.stream_fn,
+            tools=dict(self.active_tools),
+            thinking_level=self.thinking_level,
+            tool_execution=self.config.tool_execution,
+            signal=signal,
+            tool_context=self.tool_context,
+            stream_options=self._stream_options,
+            convert_to_llm=lambda messages: convert_to_llm(messages, block_images),
+            transform_context=self._transform_context,
+            get_api_key=self._api_key,
+            declare_tool_changes=self._declare_tool_changes,
+            before_tool_call=self._before_tool_call,
+            after_tool_call=self._after_tool_call,
+            get_steering_messages=lambda: self._dequeue(self._steering, self.config.steering_mode),
+            get_follow_up_messages=lambda: self._dequeue(self._follow_up, self.config.follow_up_mode),
+        )
+
+    def _stream_options(self) -> StreamOptions:
+        return StreamOptions(
+            session_id=self.session_id,
+            thinking_level=self.thinking_level,
+            on_payload=self._on_payload if self.host.has("on_before_provider_request") else None,
+            thinking_budgets=self.config.settings.get("thinkingBudgets"),
+        )
+
+    async def _on_payload(self, payload: dict[str, Any]) -> Any:
+        event = {"payload": payload}
+
+        def fold(ev: dict[str, Any], result: Any) -> None:
+            ev["payload"] = result
+
+        await self.host.dispatch("before_provider_request", event, self.ctx, fold=fold)
+        return event["payload"]
+
+    def _api_key(self, provider: str) -> str | None:
+        return self.config.api_key or self.registry.get_api_key(provider)
+
+    async def _transform_context(self, messages: list[Any]) -> list[Any]:
+        if self.host.has("on_context"):
+            head = [m for m in messages if getattr(m, "role", None) == "system"]
+            event = {"messages": copy.deepcopy([m for m in messages if getattr(m, "role", None) != "system"])}
+
+            def fold(ev: dict[str, Any], result: Any) -> None:
+                if isinstance(result, dict) and result.get("messages") is not None:
+                    ev["messages"] = result["messages"]
+
+            result = await self.host.dispatch("context", event, self.ctx, fold=fold)
+            if result is not None:
+                messages = head + list(event["messages"])
+        if self.host.has("on_context_with_system"):
+            event = {"messages": list(messages)}
+
+            def fold_all(ev: dict[str, Any], result: Any) -> None:
+                if isinstance(result, dict) and result.get("messages") is not None:
+                    ev["messages"] = result["messages"]
+
+            await self.host.dispatch("context_with_system", event, self.ctx, fold=fold_all)
+            messages = event["messages"]
+        return messages
+
+    async def _before_tool_call(self, call: dict[str, Any]) -> Any:
+        tool_call = call["toolCall"]
+        event = {"toolCallId": tool_call.id, "toolName": tool_call.name, "input": call["args"]}
+        result = await self.host.dispatch("tool_call", event, self.ctx, raise_stops=True)
+        if isinstance(result, dict) and result.get("error") is not None:
+            exc = result["error"]
+            if not isinstance(exc, Exception):
+                result["reason"] = f"Extension error blocking execution: {exc}"
+            self.host.report("tool_call", "tool_call", exc)
+        return result if result is not None and is_stop(result) else None
+
+    async def _after_tool_call(self, call: dict[str, Any]) -> Any:
+        if not self.host.has("on_tool_result"):
+            return None
+        result: ToolResult = call["result"]
+        tool_call = call["toolCall"]
+        event = {
+            "toolCallId": tool_call.id,
+            "toolName": tool_call.name,
+            "input": call["args"],
+            "content": result.content,
+            "details": result.details,
+            "structuredContent": result.structured_content,
+            "isError": result.is_error,
+            "usage": result.usage,
+            "terminate": result.terminate,
+        }
+
+        def fold(ev: dict[str, Any], patch: Any) -> None:
+            if not isinstance(patch, dict):
+                return
+            if "content" in patch and "structuredContent" not in patch:
+                ev["structuredContent"] = None
+            for key in ("content", "details", "structuredContent", "isError", "usage", "terminate"):
+                if key in patch:
+                    ev[key] = patch[key]
+
+        await self.host.dispatch("tool_result", event, self.ctx, fold=fold)
+        return ToolResult(
+            content=list(event["content"]),
+            details=event["details"],
+            structured_content=event["structuredContent"],
+            is_error=bool(event["isError"]),
+            usage=event["usage"],
+            terminate=bool(event["terminate"]),
+        )
+
+    # --- system message -------------------------------------------------------------------------
+
+    async def build_sections(self) -> dict[str, str | None]:
+        """The prompt sections from every context source (load order, later replaces)."""
+        sections: dict[str, str | None] = {}
+        if not self.context_sources:
+            sections["preamble"] = DEFAULT_PREAMBLE
+            sections["cwd"] = wrap_section("cwd", self.config.cwd.replace("\\", "/"))
+            return sections
+        for source in self.context_sources:
+            if source.sections is None:
+                continue
+            try:
+                produced = source.sections(self.ctx)
+                if inspect.isawaitable(produced):
+                    produced = await produced
+            except Exception as exc:
+                self.host.report(source.name, "sections", exc)
+                continue
+            for name, value in (produced or {}).items():
+                if value is None:
+                    sections.pop(name, None)
+                else:
+                    sections[name] = value
+        return sections
+
+    async def _declare_tool_changes(self, context: list[Any], pending: list[Any]) -> list[Any]:
+        """Declare the prompt and tools before the first request; later, patch tool changes."""
+        declared = [tool.declaration() for tool in self.active_tools.values()]
+        if not any(getattr(m, "role", None) == "system" for m in context):
+            system = SystemMessage(content="", sections=await self.build_sections(), tools_added=declared)
+            return [system, *pending]
+        state = replay_system(context)
+        current = {tool.name: tool for tool in declared}
+        added = [
+            tool
+            for name, tool in current.items()
+            if name not in state.tools or state.tools[name].to_json() != tool.to_json()
+        ]
+        removed = [ToolRef(name=name) for name in state.tools if name not in current]
+        if not added and not removed:
+            return pending
+        patch = SystemMessage(content="", tools_added=added or None, tools_removed=removed or None)
+        return [patch, *pending]
+
+    # --- events ---------------------------------------------------------------------------------
+
+    async def _emit(self, event: dict[str, Any]) -> None:
+        kind = event["type"]
+        if kind == "message_end":
+            await self._message_end(event)
+        else:
+            if kind == "agent_end":
+                event.setdefault("willRetry", False)
+            await self.host.dispatch(kind, event, self.ctx)
+        self._notify(event)
+        if self.host.has("on_event"):
+            await self.host.dispatch("event", event, self.ctx)
+
+    def _emit_now(self, event: dict[str, Any]) -> None:
+        self._notify(event)
+
+    def _notify(self, event: dict[str, Any]) -> None:
+        for listener in self._listeners:
+            try:
+                listener(event)
+            except Exception as exc:
+                self.host.report("listener", event["type"], exc)
+
+    async def _message_end(self, event: dict[str, Any]) -> None:
+        message = event["message"]
+        if self.host.has("on_message_end"):
+            role = getattr(message, "role", None)
+
+            def fold(ev: dict[str, Any], result: Any) -> None:
+                if isinstance(result, dict) and getattr(result.get("message"), "role", None) == role:
+                    ev["message"] = result["message"]
+
+            hook_event = dict(event)
+            await self.host.dispatch("message_end", hook_event, self.ctx, fold=fold)
+            if hook_event["message"] is not message:
+                for index in range(len(self.messages) - 1, -1, -1):
+                    if self.messages[index] is message:
+                        self.messages[index] = hook_event["message"]
+                        break
+                message = event["message"] = hook_event["message"]
+        self.store.append({"type": "message", "message": message.to_json()})
+
+    def _record_initial_state(self) -> None:
+        if self.model is not None:
+            self.store.append({"type": "model_change", "provider": self.model.provider, "modelId": self.model.id})
+        self.store.append({"type": "thinking_level_change", "thinkingLevel": self.thinking_level})
+
+    def _select_tools(self) -> dict[str, Tool]:
+        if self.config.no_tools:
+            return {}
+        allow = self.config.tools
+        if allow is None:
+            default = self.config.settings.get("defaultTools")
+            if isinstance(default, list):
+                allow = [str(name) for name in default]
+        if allow is None:
+            return {name: tool for name, tool in self.all_tools.items() if getattr(tool, "default_active", True)}
+        return {name: self.all_tools[name] for name in allow if name in self.all_tools}
+
+
+def resolve_cwd(cwd: str | None) -> str:
+    return os.path.abspath(cwd or os.getcwd())

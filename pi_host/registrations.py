@@ -51,8 +51,10 @@ class CliFlag:
     name: str
     description: str = ""
     type: str = "boolean"
-    """``boolean`` or ``string``."""
+    """``boolean``, ``string`` or ``list`` (repeatable string)."""
     default: Any = None
+    aliases: list[str] = field(default_factory=list)
+    """Other spellings, e.g. ``["-nc"]``."""
 
 
 @dataclass

@@ -1,0 +1,205 @@
+"""Project trust (reference §8.7): may this directory's own resources run code or change behaviour?
+
+Protected resources are the project's ``.pi/settings.json``, ``.pi/mcp.json``, ``.pi/extensions``,
+``.pi/skills``, ``.pi/prompts``, ``.pi/themes``, ``.pi/SYSTEM.md``, ``.pi/APPEND_SYSTEM.md`` and
+``.agents/skills`` in the working directory or an ancestor. Context files (AGENTS.md) are not
+protected.
+
+Decision order: ``--approve`` / ``--no-approve``; then a ``project_trust`` plugin vote (the
+caller dispatches the event and passes the vote in); then the closest saved decision in
+``<agent dir>/trust.json``; then the user setting ``defaultProjectTrust`` (``ask`` by default).
+Only the interactive mode may ask; print, JSON and RPC runs treat ``ask`` like ``never``.
+A directory without protected resources is trusted: there is nothing to decide.
+
+trust.json (shared with pi in the agent dir; unknown keys are preserved)::
+
+    {"projects": {"/abs/project": {"trusted": true, "savedAt": "2026-01-01T00:00:00.000Z"}}}
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_host import paths
+
+PROTECTED_PI_ENTRIES = (
+    "settings.json",
+    "mcp.json",
+    "extensions",
+    "skills",
+    "prompts",
+    "themes",
+    "SYSTEM.md",
+    "APPEND_SYSTEM.md",
+)
+INTERACTIVE_MODES = ("tui", "interactive")
+
+
+@dataclass
+class TrustDecision:
+    trusted: bool
+    reason: str
+    """Why: ``--approve``, ``--no-approve``, ``extension``, ``saved``, ``defaultProjectTrust=...``,
+    ``no project resources``."""
+    skipped: list[str] = field(default_factory=list)
+    """Protected resources that will not be loaded (paths relative to cwd where possible)."""
+    ask: bool = False
+    """True when the interactive mode should ask the user (then save the answer with
+    :func:`save_trust_decision` if they want it remembered)."""
+
+    def message(self) -> str | None:
+        """One stderr line naming what was skipped, or None when nothing was."""
+        if self.trusted or not self.skipped:
+            return None
+        return (
+            f"Project not trusted ({self.reason}); skipped {', '.join(self.skipped)}. "
+            "Run with --approve (-a) to load them."
+        )
+
+
+def trust_file() -> str:
+    return os.path.join(paths.agent_dir(), "trust.json")
+
+
+def _git_root(cwd: str) -> str | None:
+    directory = cwd
+    while True:
+        if os.path.exists(os.path.join(directory, ".git")):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def agents_skill_dirs(cwd: str) -> list[str]:
+    """``.agents/skills`` candidates: cwd and each ancestor up to the git root (cwd only outside git)."""
+    cwd = os.path.abspath(cwd)
+    root = _git_root(cwd) or cwd
+    found: list[str] = []
+    directory = cwd
+    while True:
+        found.append(os.path.join(directory, ".agents", "skills"))
+        if directory == root:
+            break
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    return found
+
+
+def protected_resources(cwd: str) -> list[str]:
+    """The protected resources that exist for ``cwd`` (relative to cwd when inside it)."""
+    cwd = os.path.abspath(cwd)
+    found: list[str] = []
+    pi_dir = os.path.join(cwd, ".pi")
+    if os.path.isdir(pi_dir):
+        for name in PROTECTED_PI_ENTRIES:
+            if os.path.exists(os.path.join(pi_dir, name)):
+                found.append(os.path.join(".pi", name))
+    home = os.path.expanduser("~")
+    for candidate in agents_skill_dirs(cwd):
+        # ~/.agents/skills is the user's own global location, not a project resource.
+        if os.path.dirname(os.path.dirname(candidate)) == home:
+            continue
+        if os.path.isdir(candidate):
+            rel = os.path.relpath(candidate, cwd)
+            found.append(rel)
+    return found
+
+
+def _read_trust_file() -> dict[str, Any]:
+    from pi_host.settings import read_json_object
+
+    data, _error = read_json_object(trust_file())
+    return data
+
+
+def _entries(data: dict[str, Any]) -> dict[str, bool]:
+    """Saved decisions by absolute path (tolerates a flat ``{path: bool}`` layout too)."""
+    decisions: dict[str, bool] = {}
+    projects = data.get("projects")
+    sources = [projects] if isinstance(projects, dict) else []
+    sources.append({k: v for k, v in data.items() if k.startswith(("/", "\\")) or k[1:3] == ":\\"})
+    for source in sources:
+        for path, value in source.items():
+            if isinstance(value, bool):
+                decisions[os.path.normpath(path)] = value
+            elif isinstance(value, dict) and isinstance(value.get("trusted"), bool):
+                decisions[os.path.normpath(path)] = value["trusted"]
+    return decisions
+
+
+def saved_decision(cwd: str) -> tuple[bool, str] | None:
+    """The closest saved decision for ``cwd`` or an ancestor: ``(trusted, path)``."""
+    decisions = _entries(_read_trust_file())
+    if not decisions:
+        return None
+    directory = os.path.abspath(cwd)
+    while True:
+        if directory in decisions:
+            return decisions[directory], directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def save_trust_decision(project_dir: str, trusted: bool) -> None:
+    """Remember a decision for ``project_dir`` (and, by closeness, everything below it)."""
+    from pi_host.settings import file_lock, read_json_object, write_json_atomic
+
+    path = trust_file()
+    with file_lock(path):
+        data, error = read_json_object(path)
+        if error:
+            raise ValueError(f"{error}; not overwriting it")
+        projects = data.get("projects")
+        if not isinstance(projects, dict):
+            projects = data["projects"] = {}
+        now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+        projects[os.path.abspath(project_dir)] = {"trusted": bool(trusted), "savedAt": now}
+        write_json_atomic(path, data)
+
+
+def _default_policy() -> str:
+    from pi_host.settings import read_json_object, user_settings_path
+
+    data, _error = read_json_object(user_settings_path())
+    value = data.get("defaultProjectTrust")
+    return value if value in ("ask", "always", "never") else "ask"
+
+
+def decide_trust(
+    cwd: str, approve: bool | None = None, mode: str = "print", extension_vote: bool | None = None
+) -> TrustDecision:
+    """Decide whether ``cwd``'s protected resources load.
+
+    ``approve`` is ``--approve`` (True) / ``--no-approve`` (False) / neither (None);
+    ``extension_vote`` is the first yes/no of the ``project_trust`` event, if any; ``mode`` is the
+    run mode (only ``tui``/``interactive`` may ask).
+    """
+    resources = protected_resources(cwd)
+
+    def result(trusted: bool, reason: str, ask: bool = False) -> TrustDecision:
+        return TrustDecision(trusted, reason, [] if trusted else resources, ask)
+
+    if approve is not None:
+        return result(approve, "--approve" if approve else "--no-approve")
+    if not resources:
+        return TrustDecision(True, "no project resources")
+    if extension_vote is not None:
+        return result(extension_vote, "extension")
+    saved = saved_decision(cwd)
+    if saved is not None:
+        return result(saved[0], f"saved for {saved[1]}")
+    policy = _default_policy()
+    if policy == "always":
+        return result(True, "defaultProjectTrust=always")
+    if policy == "ask" and mode in INTERACTIVE_MODES:
+        return result(False, "defaultProjectTrust=ask", ask=True)
+    return result(False, f"defaultProjectTrust={policy}")

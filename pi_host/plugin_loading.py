@@ -48,13 +48,22 @@ def _normalise(dist_name: str) -> str:
 
 
 def _fingerprint() -> list[Any]:
+    """The installed distributions, cheaply: each ``*.dist-info``/``*.egg-info`` on sys.path with
+    its mtime (pip rewrites the directory on install, upgrade and uninstall)."""
     stamp: list[Any] = [sys.version, CACHE_VERSION]
     for entry in sys.path:
         try:
-            stamp.append([entry, os.stat(entry or ".").st_mtime_ns])
+            with os.scandir(entry or ".") as listing:
+                infos = sorted(
+                    (item.name, item.stat().st_mtime_ns)
+                    for item in listing
+                    if item.name.endswith((".dist-info", ".egg-info"))
+                )
         except OSError:
-            stamp.append([entry, None])
-    return stamp
+            continue
+        if infos:
+            stamp.append([entry, infos])
+    return json.loads(json.dumps(stamp))
 
 
 def _scan_entry_points() -> list[EntryPointInfo]:

@@ -19,8 +19,8 @@ from typing import Any
 
 from pi_host import paths
 from pi_host.model_registry import ModelRegistry
-from pi_host.plugin_host import PluginHost, PluginRecord
-from pi_host.plugin_loading import LoadOptions, disabled_from_env, load_plugins
+from pi_host.bootstrap import build_host
+from pi_host.plugin_host import PluginHost
 from pi_host.registrations import SessionStoreFactory
 from pi_host.session import AgentSession, SessionConfig
 from pi_host.session_store import MemoryStore, StoreOptions
@@ -51,41 +51,7 @@ class SessionOptions:
     tool_execution: str | None = None
     flags: dict[str, Any] = field(default_factory=dict)
     host: PluginHost | None = None
-
-
-def build_host(
-    cwd: str,
-    settings: dict[str, Any],
-    *,
-    extension_paths: tuple[str, ...] = (),
-    builtins_only: bool | None = None,
-    strict: bool = False,
-    discover: bool = True,
-    extra_plugins: list[Any] = (),  # type: ignore[assignment]
-    on_error: Any = None,
-) -> PluginHost:
-    """Load every plugin source in the documented order."""
-    host = PluginHost(strict=strict)
-    if on_error is not None:
-        host.on_error(on_error)
-    disabled = set(disabled_from_env())
-    configured = settings.get("disabledPlugins")
-    if isinstance(configured, list):
-        disabled.update(str(name) for name in configured)
-    if builtins_only is None:
-        builtins_only = os.environ.get("PI_HOST_NO_PLUGINS", "") not in ("", "0")
-    options = LoadOptions(
-        cwd=cwd,
-        extension_paths=tuple(extension_paths),
-        disabled=frozenset(disabled),
-        builtins_only=builtins_only,
-        discover_files=discover,
-    )
-    load_plugins(host, options)
-    for index, plugin in enumerate(extra_plugins):
-        name = getattr(plugin, "__name__", None) or f"{type(plugin).__name__}-{index}"
-        host.register(plugin, PluginRecord(name=name, source="sdk", origin=name))
-    return host
+    registry: ModelRegistry | None = None
 
 
 def open_store(host: PluginHost, settings: dict[str, Any], options: StoreOptions) -> Any:
@@ -113,7 +79,7 @@ async def create_session(options: SessionOptions | None = None, **kwargs: Any) -
         discover=options.discover_plugins,
         extra_plugins=options.plugins,
     )
-    registry = ModelRegistry(host)
+    registry = options.registry or ModelRegistry(host)
     if options.api_key and options.provider:
         registry.runtime_keys[options.provider] = options.api_key
     store = options.store

@@ -248,8 +248,14 @@ Message = Annotated[
 ]
 """Any message of the transcript, chosen by ``role``."""
 
-_message_adapter: TypeAdapter[Any] = TypeAdapter(Message)
-_messages_adapter: TypeAdapter[Any] = TypeAdapter(list[Message])
+_adapter: TypeAdapter[Any] | None = None
+
+
+def _message_adapter() -> TypeAdapter[Any]:
+    global _adapter
+    if _adapter is None:
+        _adapter = TypeAdapter(Message)
+    return _adapter
 
 
 def parse_message(data: dict[str, Any]) -> Any:
@@ -259,7 +265,7 @@ def parse_message(data: dict[str, Any]) -> Any:
         data = {**data, "role": _LEGACY_ROLES[role]}
     if data.get("content", ...) is None:
         data = {**data, "content": "" if data.get("role") in ("user", "system", "custom") else []}
-    return _message_adapter.validate_python(data)
+    return _message_adapter().validate_python(data)
 
 
 def parse_messages(items: list[dict[str, Any]]) -> list[Any]:

@@ -1,0 +1,41 @@
+"""Streams session events as strict JSONL (reference §10.3)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from pi_host.wire import encode_line
+
+
+async def run_json(request: Any) -> int:
+    out = getattr(request.stdout, "buffer", None) or sys.stdout.buffer
+    session = request.session
+
+    closed = False
+
+    def write(record: dict[str, Any]) -> None:
+        nonlocal closed
+        if closed:
+            return
+        try:
+            out.write(encode_line(record))
+            out.flush()
+        except BrokenPipeError:
+            # the reader went away (e.g. `| head`): stop the run instead of failing every event
+            closed = True
+            session.request_abort()
+
+    if request.header is not None:
+        write(request.header)
+    for error in request.load_errors:
+        write({"type": "extension_error", **error})
+    session.host.on_error(lambda payload: write({"type": "extension_error", **payload}))
+    session.subscribe(write)
+    for index, prompt in enumerate(request.prompts):
+        try:
+            await session.prompt(prompt, images=request.images if index == 0 else None, source="json")
+        except Exception as exc:
+            request.stderr.write(f"pi: {exc}\n")
+            return 1
+    return 0

@@ -1,0 +1,32 @@
+"""Runs each prompt in turn and prints the last assistant text (reference §10.2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+async def run_print(request: Any) -> int:
+    session = request.session
+    if not request.prompts:
+        request.stderr.write("pi: no prompt given (pass a message, pipe stdin, or use @file)\n")
+        return 1
+    for index, prompt in enumerate(request.prompts):
+        images = request.images if index == 0 else None
+        try:
+            await session.prompt(prompt, images=images, source="print")
+        except Exception as exc:
+            request.stderr.write(f"pi: {exc}\n")
+            return 1
+    final = session.last_assistant()
+    if final is None:
+        return 0
+    if final.stop_reason in ("error", "aborted"):
+        request.stderr.write(f"pi: {final.error_message or final.stop_reason}\n")
+        return 1
+    text = final.text()
+    request.stdout.write(text + "\n")
+    request.stdout.flush()
+    if final.stop_reason == "length":
+        request.stderr.write("pi: the answer was cut off at the output token limit\n")
+        return 1
+    return 0

@@ -1,0 +1,15 @@
+"""The shared layer for provider plugins (public API; see ``docs/providers.md``).
+
+Modules, each with one purpose:
+
+* :mod:`pi_host.llm.builder`      ``MessageBuilder`` grows the partial message and makes events;
+                                  ``guard`` turns failures and aborts into a terminal ``error``.
+* :mod:`pi_host.llm.partial_json` tool-call arguments: jiter partial parse, strict final parse.
+* :mod:`pi_host.llm.http`         shared httpx client, ``open_sse`` with retries, error text.
+* :mod:`pi_host.llm.transform`    the cross-model transform (reference §3.7) and id normalisation.
+* :mod:`pi_host.llm.usage`        totals and cost from $/M-token prices (tiers).
+* :mod:`pi_host.llm.overflow`     context-overflow and transient-error classification.
+* :mod:`pi_host.llm.tokens`       output-token cap and thinking budgets (reference §3.2).
+
+Nothing is imported here so that importing a plugin module stays cheap.
+"""

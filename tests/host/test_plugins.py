@@ -1,0 +1,280 @@
+"""Plugin discovery, load order, ordered dispatch and isolation (issue 2, reference §9)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import textwrap
+
+import pytest
+
+from pi_host import hookimpl
+from pi_host.bootstrap import build_host
+from pi_host.plugin_host import PluginError, PluginHost, PluginRecord
+from pi_host.plugin_loading import LoadOptions, entry_points, load_plugins
+
+ORDER_PLUGIN = """
+from pi_host import hookimpl
+
+@hookimpl
+def on_agent_start(event):
+    event.setdefault("order", []).append({name!r})
+"""
+
+
+def write_plugin(path, name, body=None):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(body or ORDER_PLUGIN.format(name=name)))
+    return path
+
+
+@pytest.fixture
+def fake_site(tmp_path, monkeypatch):
+    """A real directory on sys.path holding an installed third-party distribution."""
+    site = tmp_path / "site"
+    dist = site / "pi_thirdparty-1.2.3.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: pi-thirdparty\nVersion: 1.2.3\n")
+    (dist / "entry_points.txt").write_text("[pi_host]\nzeta = tp_zeta\nalpha = tp_alpha\n")
+    write_plugin(site / "tp_zeta.py", "installed:zeta")
+    write_plugin(site / "tp_alpha.py", "installed:alpha")
+    monkeypatch.syspath_prepend(str(site))
+    yield site
+    for name in ("tp_zeta", "tp_alpha", "tp_broken"):
+        sys.modules.pop(name, None)
+
+
+def order_of(host: PluginHost) -> list[str]:
+    event: dict = {}
+    asyncio.run(host.dispatch("agent_start", event))
+    return event.get("order", [])
+
+
+def test_load_order_is_builtins_installed_global_project_cli(fake_site, isolated_environment, tmp_path):
+    agent, work = isolated_environment["agent"], isolated_environment["work"]
+    # created in reverse alphabetical order so file-system order cannot explain the result
+    write_plugin(agent / "extensions" / "zz_global.py", "global:zz")
+    write_plugin(agent / "extensions" / "aa_global.py", "global:aa")
+    write_plugin(work / ".pi" / "extensions" / "project.py", "project")
+    cli_b = write_plugin(tmp_path / "b_cli.py", "cli:b")
+    cli_a = write_plugin(tmp_path / "a_cli.py", "cli:a")
+    host = build_host(str(work), {}, extension_paths=(str(cli_b), str(cli_a)))
+    sources = [(r.name, r.source) for r in host.records]
+    builtin_names = [name for name, source in sources if source == "builtin"]
+    assert builtin_names == sorted(builtin_names) and "faux" in builtin_names
+    assert sources.index(("alpha", "installed")) > max(sources.index((n, "builtin")) for n in builtin_names)
+    assert order_of(host) == [
+        "installed:alpha",
+        "installed:zeta",
+        "global:aa",
+        "global:zz",
+        "project",
+        "cli:b",
+        "cli:a",
+    ]
+    installed = next(r for r in host.records if r.name == "alpha")
+    assert installed.origin == "pi-thirdparty" and installed.version == "1.2.3"
+    assert installed.hooks == ["on_agent_start"]
+
+
+def test_untrusted_project_files_are_not_loaded(isolated_environment):
+    work = isolated_environment["work"]
+    write_plugin(work / ".pi" / "extensions" / "project.py", "project")
+    host = PluginHost()
+    load_plugins(host, LoadOptions(cwd=str(work), project_trusted=False))
+    assert "project" not in [r.name for r in host.records]
+
+
+def test_builtins_only_and_disabled_plugins(fake_site, isolated_environment, monkeypatch):
+    work = str(isolated_environment["work"])
+    monkeypatch.setenv("PI_HOST_NO_PLUGINS", "1")
+    host = build_host(work, {})
+    assert {r.source for r in host.records} == {"builtin"}
+    monkeypatch.delenv("PI_HOST_NO_PLUGINS")
+    monkeypatch.setenv("PI_HOST_DISABLE_PLUGINS", "zeta")
+    host = build_host(work, {"disabledPlugins": ["alpha"]})
+    disabled = {r.name for r in host.records if r.disabled}
+    assert disabled == {"zeta", "alpha"}
+    assert order_of(host) == []
+
+
+def test_entry_point_cache_is_invalidated_by_installs(fake_site, isolated_environment):
+    first = {e.name for e in entry_points()}
+    assert {"alpha", "zeta"} <= first
+    dist = fake_site / "pi_newplug-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: pi-newplug\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[pi_host]\nnewcomer = tp_new\n")
+    assert "newcomer" in {e.name for e in entry_points()}
+
+
+def test_broken_plugins_are_named_and_isolated(fake_site, isolated_environment, tmp_path):
+    (fake_site / "pi_thirdparty-1.2.3.dist-info" / "entry_points.txt").write_text(
+        "[pi_host]\nzeta = tp_zeta\nbroken = tp_broken\n"
+    )
+    write_plugin(fake_site / "tp_broken.py", "x", body="raise RuntimeError('cannot start')\n")
+    syntax = write_plugin(tmp_path / "syntax_error.py", "x", body="def broken(:\n")
+    bad_sig = write_plugin(
+        tmp_path / "bad_signature.py",
+        "x",
+        body="from pi_host import hookimpl\n@hookimpl\ndef on_agent_start(event, unknown_arg):\n    pass\n",
+    )
+    errors = []
+    host = build_host(
+        str(isolated_environment["work"]), {}, extension_paths=(str(syntax), str(bad_sig)), on_error=errors.append
+    )
+    failed = {r.name: r.error for r in host.records if r.error}
+    assert "cannot start" in failed["broken"]
+    assert "SyntaxError" in failed["syntax_error"]
+    assert "unknown_arg" in failed["bad_signature"]
+    assert {e["plugin"] for e in errors} == {"broken", "syntax_error", "bad_signature"}
+    assert order_of(host) == ["installed:zeta"]  # the healthy plugin still runs
+
+
+def test_strict_plugins_makes_failures_fatal(isolated_environment, tmp_path):
+    broken = write_plugin(tmp_path / "broken.py", "x", body="import no_such_module_anywhere\n")
+    with pytest.raises(PluginError, match="broken"):
+        build_host(str(isolated_environment["work"]), {}, extension_paths=(str(broken),), strict=True)
+
+
+# --- ordered dispatch ---------------------------------------------------------------------------
+
+
+class SyncRecorder:
+    def __init__(self, name, result=None, calls=None, raises=None):
+        self.name, self.result, self.calls, self.raises = name, result, calls, raises
+
+    @hookimpl
+    def on_tool_call(self, event, ctx):
+        self.calls.append(self.name)
+        if self.raises:
+            raise self.raises
+        return self.result
+
+
+class AsyncRecorder(SyncRecorder):
+    @hookimpl
+    async def on_tool_call(self, event, ctx):
+        await asyncio.sleep(0)
+        self.calls.append(self.name)
+        if self.raises:
+            raise self.raises
+        return self.result
+
+
+def Recorder(name, result=None, calls=None, is_async=False, raises=None):  # noqa: N802
+    return (AsyncRecorder if is_async else SyncRecorder)(name, result, calls, raises)
+
+
+def make_host(*plugins):
+    host = PluginHost()
+    errors = []
+    host.on_error(errors.append)
+    for plugin in plugins:
+        host.register(plugin, PluginRecord(name=plugin.name, source="sdk"))
+    return host, errors
+
+
+@pytest.mark.parametrize("is_async", [False, True])
+async def test_handlers_run_in_load_order_and_last_return_wins(is_async):
+    calls = []
+    host, _ = make_host(
+        Recorder("a", {"v": 1}, calls, is_async),
+        Recorder("b", None, calls, is_async),
+        Recorder("c", {"v": 3}, calls, not is_async),
+        Recorder("d", None, calls, is_async),
+    )
+    assert await host.dispatch("tool_call", {}) == {"v": 3}
+    assert calls == ["a", "b", "c", "d"]
+
+
+@pytest.mark.parametrize("is_async", [False, True])
+async def test_a_cancel_stops_the_chain_at_once(is_async):
+    calls = []
+    host, _ = make_host(
+        Recorder("a", {"v": 1}, calls, is_async),
+        Recorder("b", {"block": True, "reason": "no"}, calls, is_async),
+        Recorder("c", {"v": 3}, calls, is_async),
+    )
+    assert await host.dispatch("tool_call", {}) == {"block": True, "reason": "no"}
+    assert calls == ["a", "b"]
+    calls.clear()
+    host, _ = make_host(Recorder("x", {"cancel": True}, calls, is_async), Recorder("y", None, calls, is_async))
+    assert (await host.dispatch("tool_call", {}))["cancel"] is True
+    assert calls == ["x"]
+
+
+async def test_none_everywhere_means_no_opinion():
+    calls = []
+    host, _ = make_host(Recorder("a", None, calls), Recorder("b", None, calls, True))
+    assert await host.dispatch("tool_call", {}) is None
+    assert calls == ["a", "b"]
+
+
+async def test_plugins_registered_late_join_the_end_of_the_chain():
+    calls = []
+    host, _ = make_host(Recorder("a", {"v": "a"}, calls))
+    assert await host.dispatch("tool_call", {}) == {"v": "a"}
+    late = Recorder("late", {"v": "late"}, calls, True)
+    host.register(late, PluginRecord(name="late", source="sdk"))
+    calls.clear()
+    assert await host.dispatch("tool_call", {}) == {"v": "late"}
+    assert calls == ["a", "late"]
+    host.unregister("late")
+    assert await host.dispatch("tool_call", {}) == {"v": "a"}
+
+
+async def test_a_raising_handler_is_reported_and_the_chain_goes_on():
+    calls = []
+    host, errors = make_host(
+        Recorder("a", {"v": 1}, calls),
+        Recorder("bad", None, calls, raises=ValueError("kaput")),
+        Recorder("c", None, calls, True),
+    )
+    assert await host.dispatch("tool_call", {}) == {"v": 1}
+    assert calls == ["a", "bad", "c"]
+    assert errors == [
+        {"extensionPath": "bad", "plugin": "bad", "event": "tool_call", "error": "ValueError: kaput"}
+    ]
+
+
+async def test_raise_stops_turns_a_raise_into_a_block():
+    calls = []
+    host, errors = make_host(Recorder("bad", None, calls, raises=RuntimeError("nope")), Recorder("c", None, calls))
+    result = await host.dispatch("tool_call", {}, raise_stops=True)
+    assert result["block"] is True and result["reason"] == "nope"
+    assert calls == ["bad"]
+
+
+async def test_fold_lets_each_handler_see_the_previous_result():
+    seen = []
+
+    class Transform:
+        def __init__(self, name, suffix):
+            self.name, self.suffix = name, suffix
+
+        @hookimpl
+        def on_input(self, event):
+            seen.append(event["text"])
+            return {"action": "transform", "text": event["text"] + self.suffix}
+
+    host, _ = make_host(Transform("one", "-1"), Transform("two", "-2"))
+    event = {"text": "x"}
+    await host.dispatch("input", event, fold=lambda ev, r: ev.update(text=r["text"]))
+    assert seen == ["x", "x-1"] and event["text"] == "x-1-2"
+
+
+def test_collect_concatenates_registrations_in_load_order():
+    class Registrar:
+        def __init__(self, name, items, fail=False):
+            self.name, self.items, self.fail = name, items, fail
+
+        @hookimpl
+        def register_commands(self):
+            if self.fail:
+                raise OSError("disk on fire")
+            return self.items
+
+    host, errors = make_host(Registrar("a", ["x", "y"]), Registrar("b", None), Registrar("c", ["z"]), Registrar("d", [], True))
+    assert host.collect("register_commands") == ["x", "y", "z"]
+    assert errors[0]["plugin"] == "d" and "disk on fire" in errors[0]["error"]

@@ -1,0 +1,31 @@
+"""AGENTS.md / CLAUDE.md context files as the ``project_context`` prompt section.
+
+Not subject to project trust. ``--no-context-files`` / ``-nc`` turns it off. See docs/context.md.
+"""
+
+from pi_host import hookimpl
+from pi_host.registrations import CliFlag, ContextSource
+
+ORDER = 50
+"""After the prompt head (10), before skills (60) and the cwd section (90)."""
+
+
+def _sections(ctx):
+    if ctx.get_flag("no-context-files"):
+        return {}
+    from pi_context_agents_files.discovery import discover, render
+    from pi_host import paths
+    from pi_host.protocol.transcript import wrap_section
+
+    body = render(discover(paths.agent_dir(), ctx.cwd))
+    return {"project_context": wrap_section("project_context", body)} if body else {}
+
+
+@hookimpl
+def register_context_sources():
+    return [ContextSource(name="agents-files", sections=_sections, order=ORDER)]
+
+
+@hookimpl
+def register_cli_flags():
+    return [CliFlag("no-context-files", "Do not load AGENTS.md / CLAUDE.md files", aliases=["-nc"])]

@@ -1,0 +1,53 @@
+"""The default system prompt: preamble, tools, rules, docs, addendum, and the cwd section.
+
+``--system-prompt`` / SYSTEM.md replace the default; ``--append-system-prompt`` (repeatable) /
+APPEND_SYSTEM.md append. See docs/context.md.
+"""
+
+from pi_host import hookimpl
+from pi_host.registrations import CliFlag, ContextSource
+
+HEAD_ORDER = 10
+CWD_ORDER = 90
+"""Sections are ordered by source: head (10), project_context (50), skills (60), cwd (90);
+plugins at the default order (100) add their sections after cwd."""
+
+
+def _head(ctx):
+    from pi_context_prompt.build import head_sections
+    from pi_host import paths
+
+    return head_sections(
+        cwd=ctx.cwd,
+        agent_dir=paths.agent_dir(),
+        tools=ctx.session.active_tools,
+        system_prompt_flag=ctx.get_flag("system-prompt"),
+        append_flag=ctx.get_flag("append-system-prompt"),
+        trusted=ctx.get_flag("project-trusted") is not False,
+    )
+
+
+def _cwd(ctx):
+    from pi_context_prompt.build import cwd_section
+
+    return cwd_section(ctx.cwd)
+
+
+@hookimpl
+def register_context_sources():
+    return [
+        ContextSource(name="prompt", sections=_head, order=HEAD_ORDER),
+        ContextSource(name="prompt-cwd", sections=_cwd, order=CWD_ORDER),
+    ]
+
+
+@hookimpl
+def register_cli_flags():
+    return [
+        CliFlag("system-prompt", "Replace the default system prompt (text or a file path)", type="string"),
+        CliFlag(
+            "append-system-prompt",
+            "Append text (or a file's contents) to the system prompt (repeatable)",
+            type="list",
+        ),
+    ]

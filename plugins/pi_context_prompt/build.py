@@ -1,0 +1,171 @@
+"""The head of the system prompt (reference §8.1, §8.2): preamble, tools, rules, docs, addendum.
+
+A custom prompt (``--system-prompt``, else a trusted project's ``.pi/SYSTEM.md``, else
+``<agent dir>/SYSTEM.md``) becomes the preamble and drops ``tools``, ``rules`` and ``docs``.
+Append text (every ``--append-system-prompt``, else ``.pi/APPEND_SYSTEM.md`` in a trusted project,
+else ``<agent dir>/APPEND_SYSTEM.md``) becomes ``addendum``. A flag value that names an existing
+file stands for that file's contents.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Any
+
+from pi_host.protocol.transcript import wrap_section
+
+PREAMBLE = (
+    "You are a coding assistant working inside pi, a coding agent harness. You help the user by "
+    "looking at their files, running commands and changing code."
+)
+MORE_TOOLS = (
+    "Further tools may be available than the ones listed here; use any whose description fits the task."
+)
+SHELL_SEARCH_RULE = (
+    "No dedicated search tools are active: use the shell (ls, find, rg or grep) to list and search files."
+)
+FINAL_RULES = (
+    "Keep your answers short and to the point.",
+    "Name file paths plainly whenever you refer to files.",
+)
+DOC_TOPICS = (
+    ("plugins.md", "writing plugins: tools, providers, commands, event hooks"),
+    ("providers.md", "providers, models.json, API keys"),
+    ("sessions.md", "session files, branching, compaction"),
+    ("tools.md", "the built-in tools"),
+    ("context.md", "system prompt, AGENTS.md, skills, prompt templates, settings, project trust"),
+)
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def _text_or_file(value: str, cwd: str) -> str:
+    """A flag value, or the contents of the file it names."""
+    path = os.path.expanduser(value)
+    if not os.path.isabs(path):
+        path = os.path.join(cwd, path)
+    if len(value) < 4096 and os.path.isfile(path):
+        text = _read_text(path)
+        if text is not None:
+            return text
+    return value
+
+
+def _list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else [str(v) for v in value]
+
+
+def custom_prompt(cwd: str, agent_dir: str, flag: Any, trusted: bool) -> str | None:
+    if isinstance(flag, str) and flag:
+        return _text_or_file(flag, cwd)
+    candidates = ([os.path.join(cwd, ".pi", "SYSTEM.md")] if trusted else []) + [
+        os.path.join(agent_dir, "SYSTEM.md")
+    ]
+    for path in candidates:
+        text = _read_text(path)
+        if text is not None:
+            return text
+    return None
+
+
+def append_text(cwd: str, agent_dir: str, flag: Any, trusted: bool) -> str | None:
+    values = [_text_or_file(v, cwd) for v in _list(flag) if v]
+    if values:
+        return "\n\n".join(v.strip("\n") for v in values)
+    candidates = ([os.path.join(cwd, ".pi", "APPEND_SYSTEM.md")] if trusted else []) + [
+        os.path.join(agent_dir, "APPEND_SYSTEM.md")
+    ]
+    for path in candidates:
+        text = _read_text(path)
+        if text is not None:
+            return text.strip("\n")
+    return None
+
+
+def visible_tools(tools: dict[str, Any]) -> list[Any]:
+    """Active tools in their order, minus those a loadout hides."""
+    return [tool for tool in tools.values() if not getattr(tool, "hidden", False)]
+
+
+def tools_body(tools: list[Any]) -> str:
+    lines = [f"- {t.name}: {t.prompt_snippet}" for t in tools if getattr(t, "prompt_snippet", None)]
+    return "\n".join(lines or ["(none)"]) + "\n\n" + MORE_TOOLS
+
+
+def rules_body(tools: list[Any], extra_guidelines: list[str] = ()) -> str:  # type: ignore[assignment]
+    names = {t.name for t in tools}
+    rules: list[str] = []
+    if names & {"bash", "powershell"} and not names & {"grep", "find", "ls"}:
+        rules.append(SHELL_SEARCH_RULE)
+    for tool in tools:
+        rules.extend(str(g) for g in getattr(tool, "prompt_guidelines", None) or ())
+    rules.extend(extra_guidelines)
+    rules.extend(FINAL_RULES)
+    unique = list(dict.fromkeys(r.strip() for r in rules if r and r.strip()))
+    return "\n".join(f"- {rule}" for rule in unique)
+
+
+def package_dir() -> str:
+    """Where pi-host's README, docs and examples live (``PI_PACKAGE_DIR`` overrides)."""
+    override = os.environ.get("PI_PACKAGE_DIR")
+    if override:
+        return os.path.abspath(os.path.expanduser(override))
+    import pi_host
+
+    return os.path.dirname(os.path.dirname(os.path.abspath(pi_host.__file__)))
+
+
+@lru_cache(maxsize=8)
+def docs_body(root: str) -> str:
+    docs = os.path.join(root, "docs")
+    lines = [
+        "Documentation of pi-host itself. Read it only when the user asks about pi or pi-host "
+        "(its configuration, plugins, skills, prompt templates, sessions, providers), not for "
+        "ordinary coding work.",
+        f"- README: {os.path.join(root, 'README.md')}",
+        f"- Documentation: {docs}",
+        f"- Plugin examples: {os.path.join(root, 'extension_examples')}",
+        "",
+        "Topics:",
+    ]
+    lines.extend(f"- {topic}: {os.path.join(docs, name)}" for name, topic in DOC_TOPICS)
+    return "\n".join(lines)
+
+
+def head_sections(
+    *,
+    cwd: str,
+    agent_dir: str,
+    tools: dict[str, Any],
+    system_prompt_flag: Any = None,
+    append_flag: Any = None,
+    trusted: bool = True,
+    extra_guidelines: list[str] = (),  # type: ignore[assignment]
+) -> dict[str, str]:
+    custom = custom_prompt(cwd, agent_dir, system_prompt_flag, trusted)
+    sections: dict[str, str] = {}
+    if custom is not None:
+        sections["preamble"] = custom
+    else:
+        shown = visible_tools(tools)
+        sections["preamble"] = PREAMBLE
+        sections["tools"] = wrap_section("tools", tools_body(shown))
+        sections["rules"] = wrap_section("rules", rules_body(shown, extra_guidelines))
+        sections["docs"] = wrap_section("docs", docs_body(package_dir()))
+    addendum = append_text(cwd, agent_dir, append_flag, trusted)
+    if addendum:
+        sections["addendum"] = wrap_section("addendum", addendum)
+    return sections
+
+
+def cwd_section(cwd: str) -> dict[str, str]:
+    return {"cwd": wrap_section("cwd", cwd.replace("\\", "/"))}

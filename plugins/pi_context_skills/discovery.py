@@ -1,0 +1,280 @@
+"""Finding and reading skills (the Agent Skills format; reference §8.4).
+
+A skill is a directory holding ``SKILL.md`` (YAML frontmatter + Markdown instructions). Scanning a
+location: a directory with ``SKILL.md`` is one skill (nothing below it is scanned); otherwise its
+subdirectories are scanned (skipping dot-names and ``node_modules``); ``*.md`` files directly in
+the location's top directory are standalone skills when they have a description. ``.gitignore``,
+``.ignore`` and ``.fdignore`` are honoured; symlinks are followed and each real file loads once.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_host.frontmatter import parse_frontmatter
+
+MAX_NAME = 64
+MAX_DESCRIPTION = 1024
+IGNORE_FILES = (".gitignore", ".ignore", ".fdignore")
+_VALID_NAME = re.compile(r"^[a-z0-9-]+$")
+
+
+@dataclass
+class Skill:
+    name: str
+    description: str
+    file_path: str
+    """Absolute path of the skill file (``SKILL.md`` or a standalone ``.md``)."""
+    base_dir: str
+    """The directory relative references inside the skill resolve against."""
+    disable_model_invocation: bool = False
+    source: str = ""
+    """Which location found it (``user``, ``project``, ``settings``, ``cli``, ``extension``...)."""
+
+
+@dataclass
+class Discovery:
+    skills: list[Skill] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def name_problems(name: str) -> list[str]:
+    """pi's naming rules for skills; each broken rule is one warning (the skill still loads)."""
+    problems: list[str] = []
+    if len(name) > MAX_NAME:
+        problems.append(f"name is longer than {MAX_NAME} characters")
+    if not _VALID_NAME.match(name):
+        problems.append("name should use only lowercase letters, digits and hyphens")
+    if name.startswith("-") or name.endswith("-"):
+        problems.append("name should not start or end with a hyphen")
+    if "--" in name:
+        problems.append("name should not contain two hyphens in a row")
+    return problems
+
+
+def load_skill_file(path: str, source: str, standalone: bool, warnings: list[str]) -> Skill | None:
+    """Read one skill file. ``standalone`` files are silently skipped when unusable."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError as exc:
+        if not standalone:
+            warnings.append(f"{path}: cannot read skill: {exc.strerror or exc}")
+        return None
+    parsed = parse_frontmatter(text)
+    if parsed.error:
+        if not standalone:
+            warnings.append(f"{path}: skill not loaded: {parsed.error}")
+        return None
+    data = parsed.data
+    description = data.get("description")
+    if not isinstance(description, str) or not description.strip():
+        if not standalone:
+            warnings.append(f"{path}: skill not loaded: the frontmatter has no description")
+        return None
+    description = description.strip()
+    directory = os.path.dirname(path)
+    default_name = os.path.basename(directory) if not standalone else os.path.basename(path)[: -len(".md")]
+    name = data.get("name")
+    name = name.strip() if isinstance(name, str) and name.strip() else default_name
+    for problem in name_problems(name):
+        warnings.append(f"{path}: skill {name!r}: {problem}")
+    if len(description) > MAX_DESCRIPTION:
+        warnings.append(f"{path}: skill {name!r}: description is longer than {MAX_DESCRIPTION} characters")
+    return Skill(
+        name=name,
+        description=description,
+        file_path=path,
+        base_dir=directory,
+        disable_model_invocation=data.get("disable-model-invocation") is True,
+        source=source,
+    )
+
+
+class _Ignores:
+    """Ignore-file rules collected on the way down, each relative to its own directory."""
+
+    def __init__(self, rules: tuple[tuple[str, Any], ...] = ()) -> None:
+        self.rules = rules
+
+    def extended(self, directory: str, names: set[str]) -> _Ignores:
+        present = [n for n in IGNORE_FILES if n in names]
+        if not present:
+            return self
+        lines: list[str] = []
+        for name in present:
+            try:
+                with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as handle:
+                    lines.extend(handle.read().splitlines())
+            except OSError:
+                continue
+        if not any(line.strip() and not line.lstrip().startswith("#") for line in lines):
+            return self
+        import pathspec  # only paid for when an ignore file exists
+
+        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        return _Ignores((*self.rules, (directory, spec)))
+
+    def ignored(self, path: str, is_dir: bool) -> bool:
+        for base, spec in self.rules:
+            rel = os.path.relpath(path, base).replace(os.sep, "/")
+            if spec.match_file(rel + "/" if is_dir else rel):
+                return True
+        return False
+
+
+class Scanner:
+    """Scans locations in order; the first skill of a name wins."""
+
+    def __init__(self) -> None:
+        self.result = Discovery()
+        self._by_name: dict[str, Skill] = {}
+        self._seen_files: set[str] = set()
+        self._seen_dirs: set[str] = set()
+
+    def add(self, skill: Skill) -> None:
+        earlier = self._by_name.get(skill.name)
+        if earlier is not None:
+            self.result.warnings.append(
+                f"{skill.file_path}: skill {skill.name!r} ignored: the name is already used by {earlier.file_path}"
+            )
+            return
+        self._by_name[skill.name] = skill
+        self.result.skills.append(skill)
+
+    def _load(self, path: str, source: str, standalone: bool) -> None:
+        real = os.path.realpath(path)
+        if real in self._seen_files:
+            return
+        self._seen_files.add(real)
+        skill = load_skill_file(path, source, standalone, self.result.warnings)
+        if skill is not None:
+            self.add(skill)
+
+    def scan_path(self, path: str, source: str) -> None:
+        """A location, a skill directory or a single skill file."""
+        if os.path.isfile(path):
+            self._load(path, source, standalone=os.path.basename(path) != "SKILL.md")
+        elif os.path.isdir(path):
+            self._scan_dir(path, source, top=True, ignores=_Ignores())
+
+    def _scan_dir(self, directory: str, source: str, top: bool, ignores: _Ignores) -> None:
+        real = os.path.realpath(directory)
+        if real in self._seen_dirs:
+            return  # a symlink loop, or a location listed twice
+        self._seen_dirs.add(real)
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            return
+        names = {e.name for e in entries}
+        if "SKILL.md" in names:
+            skill_file = os.path.join(directory, "SKILL.md")
+            if os.path.isfile(skill_file):
+                self._load(skill_file, source, standalone=False)
+                return
+        ignores = ignores.extended(directory, names)
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") or name == "node_modules":
+                continue
+            try:
+                is_dir = entry.is_dir()  # follows symlinks
+            except OSError:
+                continue
+            if ignores.rules and ignores.ignored(entry.path, is_dir):
+                continue
+            if is_dir:
+                self._scan_dir(entry.path, source, top=False, ignores=ignores)
+            elif top and name.endswith(".md"):
+                try:
+                    if entry.is_file():
+                        self._load(entry.path, source, standalone=True)
+                except OSError:
+                    continue
+
+
+@dataclass
+class Locations:
+    """Where to look, in precedence order (first name wins)."""
+
+    agent_dir: str
+    home: str
+    cwd: str
+    trusted: bool = True
+    include_defaults: bool = True
+    """False with ``--no-skills``: only ``cli_paths`` load."""
+    settings_entries: list[Any] = field(default_factory=list)
+    cli_paths: list[str] = field(default_factory=list)
+    extension_paths: list[str] = field(default_factory=list)
+
+
+def _git_root(cwd: str) -> str | None:
+    directory = cwd
+    while True:
+        if os.path.exists(os.path.join(directory, ".git")):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def project_agents_dirs(cwd: str) -> list[str]:
+    """``.agents/skills`` in cwd and each ancestor up to the git root (only cwd outside git)."""
+    root = _git_root(cwd) or cwd
+    found = []
+    directory = cwd
+    while True:
+        found.append(os.path.join(directory, ".agents", "skills"))
+        parent = os.path.dirname(directory)
+        if directory == root or parent == directory:
+            return found
+        directory = parent
+
+
+def _absolute(path: str, base: str) -> str:
+    path = os.path.expanduser(path)
+    return os.path.normpath(path if os.path.isabs(path) else os.path.join(base, path))
+
+
+def discover(locations: Locations) -> Discovery:
+    scanner = Scanner()
+    cwd = locations.cwd
+    excluded_paths: set[str] = set()
+    excluded_globs: list[str] = []
+    if locations.include_defaults:
+        scanner.scan_path(os.path.join(locations.agent_dir, "skills"), "user")
+        scanner.scan_path(os.path.join(locations.home, ".agents", "skills"), "user")
+        if locations.trusted:
+            scanner.scan_path(os.path.join(cwd, ".pi", "skills"), "project")
+            for directory in project_agents_dirs(cwd):
+                scanner.scan_path(directory, "project")
+        for entry in locations.settings_entries:
+            if not isinstance(entry, str) or not entry:
+                continue
+            if entry.startswith("!"):
+                excluded_globs.append(entry[1:])
+            elif entry.startswith("-"):
+                excluded_paths.add(_absolute(entry[1:], cwd))
+            else:
+                scanner.scan_path(_absolute(entry.lstrip("+"), cwd), "settings")
+    for path in locations.cli_paths:
+        scanner.scan_path(_absolute(path, cwd), "cli")
+    if locations.include_defaults:
+        for path in locations.extension_paths:
+            scanner.scan_path(_absolute(path, cwd), "extension")
+    result = scanner.result
+    if excluded_paths or excluded_globs:
+        result.skills = [
+            s
+            for s in result.skills
+            if not any(s.file_path == p or s.file_path.startswith(p + os.sep) for p in excluded_paths)
+            and not any(fnmatch.fnmatch(s.file_path, g) or fnmatch.fnmatch(s.name, g) for g in excluded_globs)
+        ]
+    return result

@@ -1,0 +1,218 @@
+"""Prompt templates: discovery, argument parsing and substitution (reference §8.5).
+
+A template is a ``.md`` file; its command name is the file name without ``.md``. Typing
+``/name args`` replaces the input with the template body, arguments substituted in one
+left-to-right pass (substituted values are never expanded again).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_host.frontmatter import parse_frontmatter
+
+_COMMAND = re.compile(r"^/(\S+)(?:\s+([\s\S]*))?$")
+_PLACEHOLDER = re.compile(
+    r"\$\{(\d+):-([^}]*)\}"  # ${N:-default}
+    r"|\$\{(@|ARGUMENTS):-([^}]*)\}"  # ${@:-default} / ${ARGUMENTS:-default}
+    r"|\$\{@:(\d+)(?::(\d+))?\}"  # ${@:N} / ${@:N:L}
+    r"|\$ARGUMENTS"
+    r"|\$@"
+    r"|\$(\d+)"
+)
+
+
+@dataclass
+class Template:
+    name: str
+    body: str
+    description: str
+    file_path: str
+    argument_hint: str | None = None
+    source: str = ""
+
+
+@dataclass
+class Discovery:
+    templates: dict[str, Template] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _description(data: dict[str, Any], body: str) -> str:
+    value = data.get("description")
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    for line in body.splitlines():
+        line = line.strip()
+        if line:
+            return line if len(line) <= 60 else line[:60] + "..."
+    return ""
+
+
+def load_template(path: str, source: str, warnings: list[str]) -> Template | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError as exc:
+        warnings.append(f"{path}: cannot read prompt template: {exc.strerror or exc}")
+        return None
+    parsed = parse_frontmatter(text)
+    if parsed.error:
+        warnings.append(f"{path}: {parsed.error}; using the file without it")
+    hint = parsed.data.get("argument-hint")
+    return Template(
+        name=os.path.basename(path)[: -len(".md")],
+        body=parsed.body,
+        description=_description(parsed.data, parsed.body),
+        file_path=os.path.abspath(path),
+        argument_hint=str(hint) if hint is not None else None,
+        source=source,
+    )
+
+
+def _md_files(path: str) -> list[str]:
+    """A ``.md`` file itself, or the ``.md`` files directly in a directory (no recursion)."""
+    if os.path.isfile(path):
+        return [path] if path.endswith(".md") else []
+    try:
+        with os.scandir(path) as it:
+            return sorted(e.path for e in it if e.name.endswith(".md") and e.is_file())
+    except OSError:
+        return []
+
+
+@dataclass
+class Locations:
+    agent_dir: str
+    cwd: str
+    trusted: bool = True
+    include_defaults: bool = True
+    """False with ``--no-prompt-templates``: only ``cli_paths`` load."""
+    settings_entries: list[Any] = field(default_factory=list)
+    cli_paths: list[str] = field(default_factory=list)
+    extension_paths: list[str] = field(default_factory=list)
+
+
+def _absolute(path: str, base: str) -> str:
+    path = os.path.expanduser(path)
+    return os.path.normpath(path if os.path.isabs(path) else os.path.join(base, path))
+
+
+def discover(locations: Locations) -> Discovery:
+    """Templates in precedence order; the first of a name wins (a warning names the loser)."""
+    result = Discovery()
+    seen: set[str] = set()
+    sources: list[tuple[str, str]] = []
+    excluded: set[str] = set()
+    if locations.include_defaults:
+        sources.append((os.path.join(locations.agent_dir, "prompts"), "user"))
+        if locations.trusted:
+            sources.append((os.path.join(locations.cwd, ".pi", "prompts"), "project"))
+        for entry in locations.settings_entries:
+            if not isinstance(entry, str) or not entry or entry.startswith("!"):
+                continue
+            if entry.startswith("-"):
+                excluded.add(_absolute(entry[1:], locations.cwd))
+            else:
+                sources.append((_absolute(entry.lstrip("+"), locations.cwd), "settings"))
+    sources.extend((_absolute(p, locations.cwd), "cli") for p in locations.cli_paths)
+    if locations.include_defaults:
+        sources.extend((_absolute(p, locations.cwd), "extension") for p in locations.extension_paths)
+    for path, source in sources:
+        for file in _md_files(path):
+            real = os.path.realpath(file)
+            if real in seen or os.path.abspath(file) in excluded:
+                continue
+            seen.add(real)
+            template = load_template(file, source, result.warnings)
+            if template is None:
+                continue
+            earlier = result.templates.get(template.name)
+            if earlier is not None:
+                result.warnings.append(
+                    f"{file}: prompt template /{template.name} ignored: already defined by {earlier.file_path}"
+                )
+                continue
+            result.templates[template.name] = template
+    return result
+
+
+def parse_args(text: str) -> list[str]:
+    """Split template arguments the way pi does.
+
+    Whitespace separates arguments. A ``"`` or ``'`` quotes only at the start of an argument;
+    inside, a backslash before the same quote is a literal quote and other backslashes stay.
+    ``""`` is an empty argument. An unclosed quote is ordinary text.
+    """
+    args: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        while i < n and text[i].isspace():
+            i += 1
+        if i >= n:
+            break
+        quote = text[i]
+        if quote in "\"'":
+            j, buf = i + 1, []
+            while j < n:
+                if text[j] == "\\" and j + 1 < n and text[j + 1] == quote:
+                    buf.append(quote)
+                    j += 2
+                elif text[j] == quote:
+                    break
+                else:
+                    buf.append(text[j])
+                    j += 1
+            if j < n:  # closed: the argument goes on until whitespace
+                j += 1
+                while j < n and not text[j].isspace():
+                    buf.append(text[j])
+                    j += 1
+                args.append("".join(buf))
+                i = j
+                continue
+        j = i
+        while j < n and not text[j].isspace():
+            j += 1
+        args.append(text[i:j])
+        i = j
+    return args
+
+
+def substitute(template: str, args: list[str]) -> str:
+    """Fill the placeholders of ``template`` in one pass (values are never re-expanded)."""
+    joined = " ".join(args)
+
+    def nth(number: str) -> str:
+        index = int(number)
+        return args[index - 1] if 1 <= index <= len(args) else ""
+
+    def replace(match: re.Match[str]) -> str:
+        number, default, _all, all_default, start, length, single = match.groups()
+        if number is not None:
+            return nth(number) or default
+        if all_default is not None:
+            return joined or all_default
+        if start is not None:
+            begin = max(int(start), 1) - 1
+            selected = args[begin:] if length is None else args[begin : begin + int(length)]
+            return " ".join(selected)
+        if single is not None:
+            return nth(single)
+        return joined  # $ARGUMENTS or $@
+
+    return _PLACEHOLDER.sub(replace, template)
+
+
+def expand(text: str, templates: dict[str, Template]) -> str | None:
+    """The expansion of ``/name args``, or None when ``text`` names no template."""
+    match = _COMMAND.match(text)
+    if match is None:
+        return None
+    template = templates.get(match.group(1))
+    if template is None:
+        return None
+    return substitute(template.body, parse_args(match.group(2) or ""))

@@ -180,7 +180,7 @@ class AgentSession:
         self._run_task: asyncio.Task[Any] | None = None
         self._idle = asyncio.Event()
         self._idle.set()
-        self._last_aborted = False
+        self._refresh_sections = True
         if not store.entries():
             self._record_initial_state()
 
@@ -414,6 +414,7 @@ class AgentSession:
     # --- runs -----------------------------------------------------------------------------------
 
     def _start_run(self, prompts: list[Any]) -> None:
+        self._refresh_sections = True
         self._controller = AbortController()
         self._idle.clear()
         self._run_task = asyncio.ensure_future(self._run(prompts, self._controller))
@@ -577,6 +578,13 @@ class AgentSession:
             system = SystemMessage(content="", sections=await self.build_sections(), tools_added=declared)
             return [system, *pending]
         state = replay_system(context)
+        section_patch: dict[str, str | None] = {}
+        if self._refresh_sections:
+            # once per prompt: context files, skills or flags may have changed since the last one
+            self._refresh_sections = False
+            fresh = await self.build_sections()
+            section_patch = {name: value for name, value in fresh.items() if state.sections.get(name) != value}
+            section_patch.update({name: None for name in state.sections if name not in fresh})
         current = {tool.name: tool for tool in declared}
         added = [
             tool
@@ -584,9 +592,14 @@ class AgentSession:
             if name not in state.tools or state.tools[name].to_json() != tool.to_json()
         ]
         removed = [ToolRef(name=name) for name in state.tools if name not in current]
-        if not added and not removed:
+        if not added and not removed and not section_patch:
             return pending
-        patch = SystemMessage(content="", tools_added=added or None, tools_removed=removed or None)
+        patch = SystemMessage(
+            content="",
+            sections=section_patch or None,
+            tools_added=added or None,
+            tools_removed=removed or None,
+        )
         return [patch, *pending]
 
     # --- events ---------------------------------------------------------------------------------

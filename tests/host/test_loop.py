@@ -348,3 +348,34 @@ async def test_messages_are_persisted_as_they_end():
     assert roles == ["system", "user", "assistant", "toolResult", "assistant"]
     parents = [e["parentId"] for e in entries]
     assert parents[0] is None and parents[1:] == [e["id"] for e in entries[:-1]]
+
+
+async def test_changed_sections_and_tools_are_declared_as_a_patch():
+    from pi_host.registrations import ContextSource
+
+    state = {"note": "first"}
+
+    class Source:
+        __name__ = "source"
+
+        @hookimpl
+        def register_context_sources(self):
+            return [ContextSource(name="notes", sections=lambda ctx: {"preamble": "base", "notes": f"<notes>\n{state['note']}\n</notes>"})]
+
+    faux.set_responses([{"text": "a"}, {"text": "b"}, {"text": "c"}])
+    session = await new_session(EchoTool(), SleepTool(), plugins=[Source()])
+    await session.prompt("one")
+    await session.prompt("two")  # nothing changed: no patch
+    state["note"] = "second"
+    session.active_tools.pop("sleep")
+    await session.prompt("three")
+    systems = [m for m in session.messages if m.role == "system"]
+    assert len(systems) == 2
+    assert systems[0].sections == {"preamble": "base", "notes": "<notes>\nfirst\n</notes>"}
+    assert systems[1].sections == {"notes": "<notes>\nsecond\n</notes>"}
+    assert [t.name for t in systems[1].tools_removed] == ["sleep"] and systems[1].tools_added is None
+    from pi_host.protocol.transcript import replay_system
+
+    replayed = replay_system(faux.requests[-1]["messages"])
+    assert replayed.render() == "base\n\n<notes>\nsecond\n</notes>"
+    assert list(replayed.tools) == ["echo"]

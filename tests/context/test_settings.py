@@ -1,0 +1,188 @@
+"""settings.json: validation, merging, resource paths, foreign-key preservation, atomic writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+
+import pytest
+
+from pi_host import settings as st
+
+
+def write(path, data):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data)
+
+
+def test_project_wins_and_objects_merge_recursively(isolated_environment):
+    agent, work = isolated_environment["agent"], isolated_environment["work"]
+    write(agent / "settings.json", {"compaction": {"enabled": False, "reserveTokens": 1000}, "theme": "dark"})
+    write(work / ".pi" / "settings.json", {"compaction": {"reserveTokens": 2000}, "enabledModels": ["a"]})
+    merged, problems = st.load_settings(str(work))
+    assert problems == []
+    assert merged["compaction"] == {"enabled": False, "reserveTokens": 2000}
+    assert merged["theme"] == "dark"
+    assert merged["enabledModels"] == ["a"]
+
+
+def test_arrays_replace(isolated_environment):
+    agent, work = isolated_environment["agent"], isolated_environment["work"]
+    write(agent / "settings.json", {"enabledModels": ["a", "b"], "defaultTools": ["read"]})
+    write(work / ".pi" / "settings.json", {"enabledModels": ["c"], "defaultTools": ["bash", "edit"]})
+    merged, _ = st.load_settings(str(work))
+    assert merged["enabledModels"] == ["c"]
+    assert merged["defaultTools"] == ["bash", "edit"]
+
+
+def test_default_tools_modifiers_edit_the_inherited_list(isolated_environment):
+    agent, work = isolated_environment["agent"], isolated_environment["work"]
+    write(agent / "settings.json", {"defaultTools": ["read", "bash", "write"]})
+    write(work / ".pi" / "settings.json", {"defaultTools": ["+grep", "-bash", "+read"]})
+    merged, _ = st.load_settings(str(work))
+    assert merged["defaultTools"] == ["read", "write", "grep"]
+
+
+def test_default_tools_modifiers_apply_to_pi_defaults_without_user_list(isolated_environment):
+    work = isolated_environment["work"]
+    write(work / ".pi" / "settings.json", {"defaultTools": ["-write", "+ls"]})
+    merged, _ = st.load_settings(str(work))
+    assert merged["defaultTools"] == ["read", "bash", "edit", "ls"]
+
+
+def test_untrusted_project_file_is_not_read(isolated_environment):
+    work = isolated_environment["work"]
+    write(work / ".pi" / "settings.json", {"theme": "project"})
+    merged, problems = st.load_settings(str(work), project_trusted=False)
+    assert "theme" not in merged and problems == []
+
+
+def test_invalid_values_are_reported_with_file_and_key_and_dropped(isolated_environment):
+    agent = isolated_environment["agent"]
+    path = agent / "settings.json"
+    write(
+        path,
+        {
+            "defaultThinkingLevel": "enormous",
+            "compaction": {"reserveTokens": "lots", "enabled": True},
+            "retry": {"maxRetries": -1},
+            "skills": ["./a", 5],
+            "steeringMode": "all",
+            "someOtherProgram": {"x": [1, 2]},
+        },
+    )
+    merged, problems = st.load_settings(str(isolated_environment["work"]))
+    joined = "\n".join(problems)
+    assert f"{path}: defaultThinkingLevel:" in joined
+    assert f"{path}: compaction.reserveTokens:" in joined
+    assert f"{path}: retry.maxRetries:" in joined
+    assert f"{path}: skills[1]:" in joined
+    assert len(problems) == 4
+    assert "defaultThinkingLevel" not in merged
+    assert merged["compaction"] == {"enabled": True}
+    assert merged["steeringMode"] == "all"
+    assert merged["someOtherProgram"] == {"x": [1, 2]}  # unknown keys are kept
+    assert merged["skills"] == [str(agent / "a")]
+
+
+def test_invalid_json_is_one_problem_not_a_crash(isolated_environment):
+    agent = isolated_environment["agent"]
+    write(agent / "settings.json", "{not json")
+    merged, problems = st.load_settings(str(isolated_environment["work"]))
+    assert merged == {} or set(merged) <= {"packages", "extensions", "skills", "prompts", "themes"}
+    assert len(problems) == 1 and "invalid JSON" in problems[0] and str(agent) in problems[0]
+
+
+def test_non_object_file_is_reported(isolated_environment):
+    write(isolated_environment["agent"] / "settings.json", "[1, 2]")
+    _merged, problems = st.load_settings(str(isolated_environment["work"]))
+    assert problems and "expected a JSON object" in problems[0]
+
+
+def test_default_project_trust_is_only_read_from_the_user_file(isolated_environment):
+    agent, work = isolated_environment["agent"], isolated_environment["work"]
+    write(agent / "settings.json", {"defaultProjectTrust": "never"})
+    write(work / ".pi" / "settings.json", {"defaultProjectTrust": "always"})
+    merged, problems = st.load_settings(str(work))
+    assert merged["defaultProjectTrust"] == "never"
+    assert any("defaultProjectTrust" in p and "user settings" in p for p in problems)
+
+
+def test_resource_lists_from_both_files_load_relative_to_their_own_file(isolated_environment):
+    agent, work = isolated_environment["agent"], isolated_environment["work"]
+    write(agent / "settings.json", {"skills": ["my-skills", "~/shared", "!*.draft"], "prompts": ["p"]})
+    write(work / ".pi" / "settings.json", {"skills": ["../team-skills", "-/abs/x", "+extra"]})
+    merged, _ = st.load_settings(str(work))
+    home = os.path.expanduser("~")
+    assert merged["skills"] == [
+        str(agent / "my-skills"),
+        os.path.join(home, "shared"),
+        "!*.draft",
+        str(work / "team-skills"),
+        "-/abs/x",
+        "+" + str(work / ".pi" / "extra"),
+    ]
+    assert merged["prompts"] == [str(agent / "p")]
+
+
+def test_get_and_defaults():
+    data = {"compaction": {"reserveTokens": 5}}
+    assert st.get(data, "compaction.reserveTokens") == 5
+    assert st.get(data, "compaction.keepRecentTokens", 7) == 7
+    assert st.get_or_default(data, "compaction.keepRecentTokens") == 20000
+    assert st.get_or_default({}, "defaultProjectTrust") == "ask"
+
+
+def test_update_preserves_foreign_keys_and_order(tmp_path):
+    path = tmp_path / "settings.json"
+    original = {"zeta": 1, "piOnly": {"nested": True, "keep": [1]}, "theme": "dark"}
+    write(path, original)
+    st.update_settings_file(str(path), {"defaultModel": "faux/faux-1", "piOnly.extra": 2, "theme": st.DELETE})
+    data = json.loads(path.read_text())
+    assert list(data) == ["zeta", "piOnly", "defaultModel"]
+    assert data["piOnly"] == {"nested": True, "keep": [1], "extra": 2}
+    assert data["defaultModel"] == "faux/faux-1"
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+def test_update_creates_missing_file_and_directory(tmp_path):
+    path = tmp_path / "deep" / "settings.json"
+    st.update_settings_file(str(path), {"compaction.enabled": False})
+    assert json.loads(path.read_text()) == {"compaction": {"enabled": False}}
+
+
+def test_update_refuses_to_overwrite_a_broken_file(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text("{broken")
+    with pytest.raises(ValueError, match="not overwriting"):
+        st.update_settings_file(str(path), {"theme": "x"})
+    assert path.read_text() == "{broken"
+
+
+def test_concurrent_updates_lose_nothing(tmp_path):
+    path = str(tmp_path / "settings.json")
+    errors = []
+
+    def worker(index):
+        try:
+            for j in range(10):
+                st.update_settings_file(path, {f"k{index}_{j}": j})
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(json.loads(open(path).read())) == 40
+
+
+def test_atomic_write_keeps_file_mode(tmp_path):
+    path = tmp_path / "settings.json"
+    write(path, {"a": 1})
+    os.chmod(path, 0o600)
+    st.update_settings_file(str(path), {"b": 2})
+    assert os.stat(path).st_mode & 0o777 == 0o600

@@ -100,6 +100,9 @@ class SessionStoreFactory:
 
     name: str
     open: Callable[[Any], Any]
+    list_sessions: Callable[..., list[Any]] | None = None
+    """Optional ``list_sessions(cwd, agent_dir, session_dir=None, all_dirs=False)``: session
+    summaries (``.to_json()`` gives pi's ``SessionInfo`` fields), newest first."""
 
 
 @dataclass

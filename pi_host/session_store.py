@@ -3,16 +3,34 @@
 The session layer appends *entries* (pi's session-file entry shapes, reference §6.3, as dicts with
 pi's field names) and asks the store to rebuild the model context from the active branch. The
 default store comes from a plugin (``register_session_stores``, JSONL files compatible with pi);
-:class:`MemoryStore` here is the fallback and what ``--no-session`` style callers can use.
+:class:`MemoryStore` here is the fallback and what ``--no-session`` uses.
+
+A store plugin normally subclasses :class:`TreeStore`, which keeps the tree in memory
+(:class:`pi_host.session_tree.SessionTree`) and calls :meth:`TreeStore._persist` for every new
+entry; the plugin only decides where the bytes go.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
+
+from pi_host.session_tree import (
+    CONTEXT_EDIT_ROLES,
+    Entry,
+    SessionTree,
+    TreeNode,
+    current_system_message,
+    interrupted_tool_result,
+)
+
+SESSION_VERSION = 3
+SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 
 
 def iso_now() -> str:
@@ -27,8 +45,40 @@ def new_session_id() -> str:
 
     ms = int(time.time() * 1000)
     rand = secrets.randbits(74)
-    value = (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | (rand >> 62) << 64 | 0b10 << 62 | (rand & ((1 << 62) - 1))
+    value = (
+        (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | (rand >> 62) << 64 | 0b10 << 62 | (rand & ((1 << 62) - 1))
+    )
     return str(uuid.UUID(int=value))
+
+
+def check_session_id(session_id: str) -> str:
+    """A custom session id must be alphanumeric with inner ``.``, ``_``, ``-`` (§6.1)."""
+    if not SESSION_ID_PATTERN.match(session_id):
+        raise SessionOpenError(
+            f"Invalid session id {session_id!r}: use letters, digits, '.', '_' and '-', "
+            "starting and ending with a letter or digit"
+        )
+    return session_id
+
+
+def normalize_session_name(name: str) -> str:
+    """Newlines become spaces, surrounding blanks go (an empty name clears it)."""
+    return re.sub(r"[\r\n]+", " ", name).strip()
+
+
+class SessionStoreError(Exception):
+    """A store operation failed; the message is one line meant for the user."""
+
+
+class SessionOpenError(SessionStoreError):
+    """The requested session cannot be opened (no match, bad header, conflicting flags, in use).
+
+    The CLI prints the message and exits 1; nothing on disk was changed.
+    """
+
+
+class SessionWriteError(SessionStoreError):
+    """An entry could not be written; it was not added to the tree either."""
 
 
 @dataclass
@@ -56,12 +106,15 @@ class StoreOptions:
     no_session: bool = False
     name: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    """``resume`` (bool), ``interactive`` (bool), ``warn`` (callable taking one line),
+    ``session_dir_setting`` (the ``sessionDir`` setting, relative to cwd)."""
 
 
 class SessionStore(Protocol):
     session_id: str
     session_file: str | None
     cwd: str
+    header: dict[str, Any]
 
     def append(self, entry: dict[str, Any]) -> dict[str, Any]:
         """Add an entry (``type`` plus its fields) as a child of the leaf; fills ``id``,
@@ -80,87 +133,281 @@ class SessionStore(Protocol):
     def close(self) -> None: ...
 
 
-class MemoryStore:
-    """Keeps entries in memory: a linear-or-branching tree with no file."""
+def _stderr_warn(line: str) -> None:
+    import sys
 
-    def __init__(self, cwd: str, session_id: str | None = None) -> None:
-        self.cwd = os.path.abspath(cwd)
-        self.session_id = session_id or new_session_id()
+    sys.stderr.write(f"Warning: {line}\n")
+    sys.stderr.flush()
+
+
+class TreeStore:
+    """A session tree plus a persistence hook; everything but the storage medium.
+
+    Subclasses override :meth:`_persist` (write one new entry, or raise) and may override
+    :meth:`_switch_file` for fork/clone. Without overrides this is the in-memory store.
+    """
+
+    def __init__(
+        self,
+        cwd: str,
+        session_id: str | None = None,
+        *,
+        header: dict[str, Any] | None = None,
+        entries: list[Entry] | None = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
+        self.warn = warn or _stderr_warn
+        if header is None:
+            if session_id is not None:
+                check_session_id(session_id)
+            header = {
+                "type": "session",
+                "version": SESSION_VERSION,
+                "id": session_id or new_session_id(),
+                "timestamp": iso_now(),
+                "cwd": os.path.abspath(cwd),
+            }
+        self.header: dict[str, Any] = header
+        self.session_id: str = header["id"]
+        self.cwd: str = header.get("cwd") or os.path.abspath(cwd)
         self.session_file: str | None = None
-        self.header = {"type": "session", "version": 3, "id": self.session_id, "timestamp": iso_now(), "cwd": self.cwd}
-        self._entries: list[dict[str, Any]] = []
-        self._by_id: dict[str, dict[str, Any]] = {}
-        self._leaf: str | None = None
+        self.tree = SessionTree(entries or ())
 
-    def _new_id(self) -> str:
-        for _ in range(100):
-            candidate = uuid.uuid4().hex[:8]
-            if candidate not in self._by_id:
-                return candidate
-        return str(uuid.uuid4())
+    # --- the SessionStore interface -----------------------------------------------------------
 
     def append(self, entry: dict[str, Any]) -> dict[str, Any]:
-        stored = {"type": entry["type"], "id": self._new_id(), "parentId": self._leaf, "timestamp": iso_now()}
-        stored.update((k, v) for k, v in entry.items() if k != "type")
-        self._entries.append(stored)
-        self._by_id[stored["id"]] = stored
-        self._leaf = stored["id"]
+        if entry.get("type") == "compaction" and "systemMessage" not in entry:
+            system = current_system_message(self.tree.project(self.warn).messages)
+            if system is not None:
+                entry = {**entry, "systemMessage": system}
+        stored = self.tree.make_entry(entry, iso_now())
+        if stored["type"] == "compaction" and isinstance(stored.get("systemMessage"), dict):
+            from pi_host.session_tree import iso_to_ms
+
+            stored["systemMessage"] = {**stored["systemMessage"], "timestamp": iso_to_ms(stored["timestamp"])}
+        self._add(stored)
         return stored
 
     def entries(self) -> list[dict[str, Any]]:
-        return list(self._entries)
-
-    def get(self, entry_id: str) -> dict[str, Any] | None:
-        return self._by_id.get(entry_id)
+        return self.tree.entries()
 
     def leaf_id(self) -> str | None:
-        return self._leaf
+        return self.tree.leaf
 
     def branch(self, entry_id: str | None) -> None:
-        if entry_id is not None and entry_id not in self._by_id:
-            raise KeyError(f"Entry not found: {entry_id}")
-        self._leaf = entry_id
-
-    def path(self) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        node = self._by_id.get(self._leaf) if self._leaf else None
-        seen: set[str] = set()
-        while node is not None and node["id"] not in seen:
-            seen.add(node["id"])
-            out.append(node)
-            parent = node.get("parentId")
-            node = self._by_id.get(parent) if parent else None
-        out.reverse()
-        return out
+        self.tree.branch(entry_id)
 
     def build_context(self) -> SessionContext:
-        """A plain projection (messages, custom messages, model and thinking level).
-
-        Compaction-aware projection belongs to the session-store plugin; this fallback treats
-        the path as a flat list of messages.
-        """
-        from pi_host.protocol import CustomMessage, parse_message
-
-        context = SessionContext()
-        for entry in self.path():
-            kind = entry["type"]
-            if kind == "message":
-                message = entry["message"]
-                context.messages.append(parse_message(message) if isinstance(message, dict) else message)
-            elif kind == "custom_message":
-                context.messages.append(
-                    CustomMessage(
-                        custom_type=entry["customType"],
-                        content=entry["content"],
-                        display=entry.get("display", True),
-                        details=entry.get("details"),
-                    )
-                )
-            elif kind == "thinking_level_change":
-                context.thinking_level = entry["thinkingLevel"]
-            elif kind == "model_change":
-                context.model = {"provider": entry["provider"], "modelId": entry["modelId"]}
-        return context
+        projection = self.tree.project(self.warn)
+        return SessionContext(projection.messages, projection.thinking_level, projection.model)
 
     def close(self) -> None:
         pass
+
+    # --- more of pi's session manager --------------------------------------------------------
+
+    def get(self, entry_id: str) -> dict[str, Any] | None:
+        return self.tree.get(entry_id)
+
+    def path(self, from_id: str | None = None) -> list[dict[str, Any]]:
+        """Entries from the root to ``from_id`` (default: the leaf)."""
+        return self.tree.path(... if from_id is None else from_id)
+
+    def children(self, entry_id: str | None) -> list[dict[str, Any]]:
+        return self.tree.children(entry_id)
+
+    def get_tree(self) -> list[TreeNode]:
+        return self.tree.tree()
+
+    def context_entries(self) -> list[dict[str, Any]]:
+        """The compaction-aware entry list of the active branch."""
+        return self.tree.context_entries()
+
+    def reset_leaf(self) -> None:
+        self.tree.branch(None)
+
+    def label(self, entry_id: str) -> str | None:
+        return self.tree.label(entry_id)
+
+    @property
+    def name(self) -> str | None:
+        return self.tree.session_name()
+
+    def append_message(self, message: Any) -> dict[str, Any]:
+        from pi_host.protocol import dump_message
+
+        return self.append({"type": "message", "message": dump_message(message)})
+
+    def set_name(self, name: str) -> dict[str, Any]:
+        return self.append({"type": "session_info", "name": normalize_session_name(name)})
+
+    def set_label(self, target_id: str, label: str | None) -> dict[str, Any]:
+        """Label an entry; an empty/None label clears it. Labels never reach the model."""
+        if self.tree.get(target_id) is None:
+            raise KeyError(f"Entry {target_id} not found")
+        fields: dict[str, Any] = {"type": "label", "targetId": target_id}
+        if label:
+            fields["label"] = label
+        return self.append(fields)
+
+    def append_context_edit(self, target_id: str, replacement: dict[str, Any] | None) -> dict[str, Any]:
+        """Omit (``None``) or replace (``{"content": ...}``) an earlier entry's contribution."""
+        if replacement is not None and (
+            not isinstance(replacement, dict) or not isinstance(replacement.get("content"), (str, list))
+        ):
+            raise ValueError("Context edit replacement must be null or contain string/array content")
+        target = self.tree.get(target_id)
+        if target is None:
+            raise KeyError(f"Entry {target_id} not found")
+        if not any(entry["id"] == target_id for entry in self.tree.path()):
+            raise ValueError(f"Entry {target_id} is not on the active branch")
+        role = target["message"].get("role") if target["type"] == "message" else "custom"
+        if target["type"] not in ("message", "custom_message") or (
+            target["type"] == "message" and role not in CONTEXT_EDIT_ROLES
+        ):
+            raise ValueError(f"Entry {target_id} does not contribute editable model content")
+        if (
+            replacement is not None
+            and role in ("assistant", "toolResult")
+            and isinstance(replacement["content"], str)
+        ):
+            replacement = {"content": [{"type": "text", "text": replacement["content"]}]}
+        return self.append({"type": "context_edit", "targetId": target_id, "replacement": replacement})
+
+    def branch_with_summary(
+        self,
+        target_id: str | None,
+        summary: str,
+        details: Any = None,
+        from_hook: bool | None = None,
+        usage: Any = None,
+    ) -> dict[str, Any]:
+        """Move the leaf to ``target_id`` and record a summary of the branch left behind."""
+        if target_id is not None and self.tree.get(target_id) is None:
+            raise KeyError(f"Entry {target_id} not found")
+        fields: dict[str, Any] = {
+            "type": "branch_summary",
+            "fromId": self.tree.leaf or "root",
+            "summary": summary,
+        }
+        for key, value in (("details", details), ("usage", usage), ("fromHook", from_hook)):
+            if value is not None:
+                fields[key] = value
+        stored = self.tree.make_entry(fields, iso_now(), parent_id=target_id)
+        previous = self.tree.leaf
+        self.tree.branch(target_id)
+        try:
+            self._add(stored)
+        except Exception:
+            self.tree.branch(previous)
+            raise
+        return stored
+
+    def navigate(self, entry_id: str) -> str | None:
+        """``/tree`` selection (§6.10): a user message or custom message moves the leaf to its
+        parent and returns its text for the editor; any other entry becomes the leaf."""
+        entry = self.tree.get(entry_id)
+        if entry is None:
+            raise KeyError(f"Entry {entry_id} not found")
+        text = _entry_text(entry)
+        if text is not None:
+            self.tree.branch(entry.get("parentId") if self.tree.get(entry.get("parentId") or "") else None)
+            return text
+        self.tree.branch(entry_id)
+        return None
+
+    def fork_before(self, entry_id: str) -> str:
+        """``/fork``: a new session holding the path up to the parent of this user message;
+        returns the message text (for the editor)."""
+        entry = self.tree.get(entry_id)
+        text = _entry_text(entry) if entry is not None else None
+        if entry is None or entry["type"] != "message" or text is None:
+            raise ValueError(f"Entry {entry_id} is not a user message")
+        parent = entry.get("parentId")
+        self._switch_to_branch(parent if parent and self.tree.get(parent) else None)
+        return text
+
+    def clone(self) -> str | None:
+        """``/clone``: a new session holding the active path through the leaf; returns its file."""
+        self._switch_to_branch(self.tree.leaf)
+        return self.session_file
+
+    def close_interrupted_tool_calls(self) -> list[dict[str, Any]]:
+        """Give every tool call left without a result (the process died while it ran) an error
+        result saying so. Nothing is re-run. Returns the appended entries."""
+        import time
+
+        appended = []
+        for call in self.tree.dangling_tool_calls():
+            result = interrupted_tool_result(call, int(time.time() * 1000))
+            appended.append(self.append({"type": "message", "message": result}))
+        return appended
+
+    # --- persistence hooks -------------------------------------------------------------------
+
+    def _add(self, entry: Entry) -> None:
+        previous = self.tree.leaf
+        self.tree.add(entry)
+        try:
+            self._persist(entry)
+        except Exception:
+            # Keep memory in line with storage: an unwritten entry must not become a parent.
+            self.tree.undo_add(entry, previous)
+            raise
+
+    def _persist(self, entry: Entry) -> None:
+        """Store one new entry (already in the tree). Raise to reject it."""
+
+    def _switch_to_branch(self, leaf_id: str | None) -> None:
+        """Replace this session by a new one holding the path to ``leaf_id`` (fork/clone)."""
+        entries = self.tree.branched_entries(leaf_id, _fresh_id) if leaf_id is not None else []
+        header = {
+            "type": "session",
+            "version": SESSION_VERSION,
+            "id": new_session_id(),
+            "timestamp": iso_now(),
+            "cwd": self.cwd,
+        }
+        if self.session_file:
+            header["parentSession"] = self.session_file
+        self._switch_file(header, entries)
+
+    def _switch_file(self, header: dict[str, Any], entries: list[Entry]) -> None:
+        self.header = header
+        self.session_id = header["id"]
+        self.tree.load(entries)
+
+
+def _fresh_id(taken: set[str]) -> str:
+    for _ in range(100):
+        candidate = uuid.uuid4().hex[:8]
+        if candidate not in taken:
+            return candidate
+    return str(uuid.uuid4())
+
+
+def _entry_text(entry: Entry | None) -> str | None:
+    """The editable text of a user message or custom message entry, else None."""
+    if entry is None:
+        return None
+    if entry["type"] == "message":
+        message = entry.get("message") or {}
+        if message.get("role") != "user":
+            return None
+        content = message.get("content")
+    elif entry["type"] == "custom_message":
+        content = entry.get("content")
+    else:
+        return None
+    if isinstance(content, str):
+        return content
+    return "".join(
+        b.get("text", "") for b in content or () if isinstance(b, dict) and b.get("type") == "text"
+    )
+
+
+class MemoryStore(TreeStore):
+    """Keeps the tree in memory only: ``--no-session`` and the fallback when no plugin stores."""
+
+    def __init__(self, cwd: str, session_id: str | None = None, **kwargs: Any) -> None:
+        super().__init__(cwd, session_id, **kwargs)

@@ -1,0 +1,502 @@
+"""The format-independent session tree (reference §6.3-§6.5, §6.10).
+
+A session is a list of *entries* (dicts with pi's field names: ``type``, ``id``, ``parentId``,
+``timestamp`` plus the type's fields) that form a tree through ``parentId``. The *leaf* is where
+the next entry goes; the *path* is the chain from the leaf up to a root; the model context is a
+projection of that path (compaction, branch summaries, custom messages, context edits applied).
+
+Every store keeps its entries in a :class:`SessionTree`: the JSONL store, the in-memory store of
+``--no-session`` and any other store a plugin provides. Entries are kept as the plain dicts read
+from (or written to) the file, never copied; the projection turns message dicts into protocol
+models once and caches them per entry, so rebuilding the context twice costs one parse.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+Entry = dict[str, Any]
+
+CONTEXT_EDIT_ROLES = frozenset({"user", "assistant", "toolResult"})
+"""Message roles a ``context_edit`` may target (besides ``custom_message`` entries)."""
+
+INTERRUPTED_TOOL_TEXT = (
+    "Tool execution was interrupted: the process ended before this tool call finished, so it has "
+    "no result. It was not run again; run it again if it is still needed."
+)
+
+
+def iso_to_ms(value: Any) -> int:
+    """ISO entry timestamp → ms (how pi dates projected custom/summary messages); 0 when unparsable."""
+    if isinstance(value, (int, float)):
+        return int(value)
+    if not isinstance(value, str):
+        return 0
+    try:
+        return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
+    except ValueError:
+        return 0
+
+
+@dataclass
+class TreeNode:
+    """One entry in :meth:`SessionTree.tree` with its children (oldest first) and label."""
+
+    entry: Entry
+    children: list[TreeNode] = field(default_factory=list)
+    label: str | None = None
+    label_timestamp: str | None = None
+
+
+@dataclass
+class Projection:
+    """The model context of a path plus the settings restored from it."""
+
+    messages: list[Any]
+    thinking_level: str
+    model: dict[str, str] | None
+    entries: list[Entry]
+    """The entries the messages came from (compaction first when there is one)."""
+
+
+def _is_conversation(entry: Entry) -> bool:
+    if entry.get("type") != "message":
+        return False
+    message = entry.get("message")
+    return isinstance(message, dict) and message.get("role") in ("user", "assistant")
+
+
+class SessionTree:
+    """Entries indexed by id, the leaf, labels, and the context projection."""
+
+    def __init__(self, entries: Iterable[Entry] = ()) -> None:
+        self._entries: list[Entry] = []
+        self._by_id: dict[str, Entry] = {}
+        self._leaf: str | None = None
+        self._labels: dict[str, tuple[str, str | None]] = {}
+        self._parsed: dict[str, Any] = {}
+        self._projection_key: tuple[Any, ...] | None = None
+        self._projection: Projection | None = None
+        self.load(entries)
+
+    # --- building ---------------------------------------------------------------------------
+
+    def load(self, entries: Iterable[Entry]) -> None:
+        """Replace the content; the leaf becomes the last entry in order (§6.4: not persisted)."""
+        self._entries = list(entries)
+        self._by_id = {}
+        self._labels = {}
+        self._parsed = {}
+        self._projection = None
+        self._leaf = None
+        by_id = self._by_id
+        for entry in self._entries:
+            entry_id = entry["id"]
+            by_id[entry_id] = entry
+            self._leaf = entry_id
+            if entry["type"] == "label":
+                self._index_label(entry)
+
+    def new_id(self) -> str:
+        """8 hex chars of a random UUID, re-drawn on collision (100 tries, then a full UUID)."""
+        for _ in range(100):
+            candidate = uuid.uuid4().hex[:8]
+            if candidate not in self._by_id:
+                return candidate
+        return str(uuid.uuid4())
+
+    def make_entry(self, fields: Entry, timestamp: str, parent_id: Any = ...) -> Entry:
+        """A full entry for ``fields`` (``type`` plus the type's fields) as a child of the leaf."""
+        entry: Entry = {
+            "type": fields["type"],
+            "id": self.new_id(),
+            "parentId": self._leaf if parent_id is ... else parent_id,
+            "timestamp": timestamp,
+        }
+        for key, value in fields.items():
+            if key not in ("type", "id", "parentId", "timestamp"):
+                entry[key] = value
+        if entry["type"] == "compaction" and not entry.get("firstKeptEntryId"):
+            entry["firstKeptEntryId"] = entry["id"]  # retain-none (§6.3)
+        return entry
+
+    def add(self, entry: Entry) -> None:
+        """Index a complete entry and move the leaf to it."""
+        self._entries.append(entry)
+        self._by_id[entry["id"]] = entry
+        self._leaf = entry["id"]
+        if entry["type"] == "label":
+            self._index_label(entry)
+
+    def undo_add(self, entry: Entry, previous_leaf: str | None) -> None:
+        """Forget the last added entry (its write failed), restoring the previous leaf."""
+        if self._entries and self._entries[-1] is entry:
+            self._entries.pop()
+            self._by_id.pop(entry["id"], None)
+            self._leaf = previous_leaf
+            if entry["type"] == "label":
+                self._labels = {}
+                for other in self._entries:
+                    if other["type"] == "label":
+                        self._index_label(other)
+
+    def _index_label(self, entry: Entry) -> None:
+        target = entry.get("targetId")
+        label = entry.get("label")
+        if not isinstance(target, str):
+            return
+        if label:
+            self._labels[target] = (label, entry.get("timestamp"))
+        else:
+            self._labels.pop(target, None)
+
+    # --- queries ----------------------------------------------------------------------------
+
+    @property
+    def leaf(self) -> str | None:
+        return self._leaf
+
+    def entries(self) -> list[Entry]:
+        return list(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, entry_id: str) -> Entry | None:
+        return self._by_id.get(entry_id)
+
+    def has_conversation(self) -> bool:
+        return any(_is_conversation(entry) for entry in self._entries)
+
+    def branch(self, entry_id: str | None) -> None:
+        """Move the leaf; ``None`` makes the next entry a new root."""
+        if entry_id is not None and entry_id not in self._by_id:
+            raise KeyError(f"Entry {entry_id} not found")
+        self._leaf = entry_id
+
+    def path(self, from_id: str | None | Any = ...) -> list[Entry]:
+        """Entries from a root down to ``from_id`` (default: the leaf)."""
+        start = self._leaf if from_id is ... else from_id
+        node = self._by_id.get(start) if start else None
+        out: list[Entry] = []
+        by_id = self._by_id
+        limit = len(self._entries)  # a parent cycle in a hand-edited file must not hang us
+        while node is not None and len(out) <= limit:
+            out.append(node)
+            parent = node.get("parentId")
+            node = by_id.get(parent) if parent and parent != node["id"] else None
+        out.reverse()
+        return out
+
+    def children(self, entry_id: str | None) -> list[Entry]:
+        return [e for e in self._entries if e.get("parentId") == entry_id]
+
+    def label(self, entry_id: str) -> str | None:
+        found = self._labels.get(entry_id)
+        return found[0] if found else None
+
+    def labels(self) -> dict[str, str]:
+        return {target: label for target, (label, _ts) in self._labels.items()}
+
+    def session_name(self) -> str | None:
+        """The latest ``session_info`` name (an empty one clears it)."""
+        for entry in reversed(self._entries):
+            if entry["type"] == "session_info":
+                name = entry.get("name")
+                return name.strip() or None if isinstance(name, str) else None
+        return None
+
+    def tree(self) -> list[TreeNode]:
+        """Roots (``parentId`` null, self-parented or missing parent), children oldest first."""
+        nodes: dict[str, TreeNode] = {}
+        for entry in self._entries:
+            found = self._labels.get(entry["id"])
+            nodes[entry["id"]] = TreeNode(
+                entry, label=found[0] if found else None, label_timestamp=found[1] if found else None
+            )
+        roots: list[TreeNode] = []
+        for entry in self._entries:
+            node = nodes[entry["id"]]
+            parent = entry.get("parentId")
+            if parent is None or parent == entry["id"] or parent not in nodes:
+                roots.append(node)
+            else:
+                nodes[parent].children.append(node)
+        stack = list(roots)
+        while stack:  # iterative: deep trees must not overflow the stack
+            node = stack.pop()
+            node.children.sort(key=lambda child: iso_to_ms(child.entry.get("timestamp")))
+            stack.extend(node.children)
+        return roots
+
+    # --- context projection -----------------------------------------------------------------
+
+    def context_entries(self, path: list[Entry] | None = None) -> list[Entry]:
+        """The path with the latest compaction applied (§6.5 step 3)."""
+        path = self.path() if path is None else path
+        index = -1
+        for i in range(len(path) - 1, -1, -1):
+            if path[i]["type"] == "compaction":
+                index = i
+                break
+        if index < 0:
+            return path
+        compaction = path[index]
+        kept: list[Entry] = [compaction]
+        first_kept = compaction.get("firstKeptEntryId")
+        found = False
+        for entry in path[:index]:
+            if not found and entry["id"] == first_kept:
+                found = True
+            if found and not (entry["type"] == "message" and _role(entry) == "system"):
+                kept.append(entry)
+        kept.extend(path[index + 1 :])
+        return kept
+
+    def project(self, warn: Callable[[str], None] | None = None) -> Projection:
+        """The context of the current path; cached until the tree or the leaf changes."""
+        key = (self._leaf, len(self._entries))
+        if self._projection is not None and self._projection_key == key:
+            cached = self._projection
+            return Projection(
+                list(cached.messages), cached.thinking_level, cached.model, list(cached.entries)
+            )
+        path = self.path()
+        thinking_level, model = "off", None
+        for entry in path:
+            kind = entry["type"]
+            if kind == "thinking_level_change":
+                thinking_level = entry.get("thinkingLevel") or "off"
+            elif kind == "model_change":
+                model = {"provider": entry.get("provider"), "modelId": entry.get("modelId")}
+            elif kind == "message":
+                message = entry.get("message")
+                if isinstance(message, dict) and message.get("role") == "assistant":
+                    model = {"provider": message.get("provider"), "modelId": message.get("model")}
+        entries = self.context_entries(path)
+        edits: dict[str, Entry] = {}
+        for entry in entries:
+            if entry["type"] == "context_edit" and isinstance(entry.get("targetId"), str):
+                edits[entry["targetId"]] = entry
+        messages: list[Any] = []
+        sources: list[Entry] = []
+        for index, entry in enumerate(entries):
+            kind = entry["type"]
+            if kind not in ("message", "custom_message", "branch_summary", "compaction"):
+                continue
+            if kind == "compaction" and index > 0:
+                continue  # an older compaction inside the kept range contributes nothing
+            projected = self._project_entry(entry, warn)
+            edit = edits.get(entry["id"])
+            if edit is not None and projected:
+                projected = _apply_edit(projected, edit.get("replacement"), warn)
+            if projected:
+                messages.extend(projected)
+                sources.append(entry)
+        projection = Projection(messages, thinking_level, model, sources)
+        self._projection, self._projection_key = projection, key
+        return Projection(list(messages), thinking_level, model, list(sources))
+
+    def _project_entry(self, entry: Entry, warn: Callable[[str], None] | None) -> list[Any]:
+        cached = self._parsed.get(entry["id"])
+        if cached is not None:
+            return list(cached)
+        try:
+            projected = _project(entry)
+        except Exception as exc:  # a message this version cannot read must not stop the load
+            if warn is not None:
+                warn(f"skipping unreadable {entry['type']} entry {entry['id']}: {_short(exc)}")
+            projected = []
+        self._parsed[entry["id"]] = projected
+        return list(projected)
+
+    # --- crash recovery ---------------------------------------------------------------------
+
+    def dangling_tool_calls(self) -> list[Any]:
+        """Tool calls of the path's last assistant message that have no result yet.
+
+        Only when nothing but tool results (and non-message entries) follows that message: a
+        process that died while tools ran. Error/aborted responses never ran their calls.
+        """
+        path = self.path()
+        answered: set[str] = set()
+        for entry in reversed(path):
+            if entry["type"] != "message":
+                if entry["type"] in ("custom_message", "branch_summary", "compaction"):
+                    return []
+                continue
+            message = entry.get("message")
+            if not isinstance(message, dict):
+                return []
+            role = message.get("role")
+            if role == "toolResult":
+                call_id = message.get("toolCallId")
+                if isinstance(call_id, str):
+                    answered.add(call_id)
+                continue
+            if role != "assistant" or message.get("stopReason") in ("error", "aborted"):
+                return []
+            calls = [
+                block
+                for block in message.get("content") or ()
+                if isinstance(block, dict)
+                and block.get("type") == "toolCall"
+                and isinstance(block.get("id"), str)
+            ]
+            return [call for call in calls if call["id"] not in answered]
+        return []
+
+    # --- branched copies (fork / clone, §6.10) ---------------------------------------------
+
+    def branched_entries(self, leaf_id: str | None, new_id: Callable[[set[str]], str]) -> list[Entry]:
+        """The path to ``leaf_id`` for a new file: labels dropped from the chain and re-appended at
+        the end (one per labelled entry on the path), compaction ``firstKeptEntryId`` remapped."""
+        path = self.path(leaf_id)
+        out: list[Entry] = []
+        replaced_label: dict[str, str] = {}
+        pending_labels: list[str] = []
+        parent: str | None = None
+        for entry in path:
+            if entry["type"] == "label":
+                pending_labels.append(entry["id"])
+                continue
+            for label_id in pending_labels:
+                replaced_label[label_id] = entry["id"]
+            pending_labels.clear()
+            copy = dict(entry)
+            copy["parentId"] = parent
+            if entry["type"] == "compaction":
+                first = entry.get("firstKeptEntryId")
+                if first != entry["id"]:
+                    copy["firstKeptEntryId"] = replaced_label.get(first, first)
+            out.append(copy)
+            parent = entry["id"]
+        ids = {entry["id"] for entry in out}
+        for target, (label, timestamp) in self._labels.items():
+            if target in ids:
+                label_id = new_id(ids)
+                ids.add(label_id)
+                out.append(
+                    {
+                        "type": "label",
+                        "id": label_id,
+                        "parentId": parent,
+                        "timestamp": timestamp,
+                        "targetId": target,
+                        "label": label,
+                    }
+                )
+                parent = label_id
+        return out
+
+
+def _role(entry: Entry) -> Any:
+    message = entry.get("message")
+    return message.get("role") if isinstance(message, dict) else None
+
+
+def _short(exc: Exception) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text[:200]
+
+
+def _project(entry: Entry) -> list[Any]:
+    """One entry → its context messages (§6.5 step 4)."""
+    from pi_host.protocol import BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, parse_message
+
+    kind = entry["type"]
+    if kind == "message":
+        message = entry.get("message")
+        return [parse_message(message)] if isinstance(message, dict) else []
+    if kind == "custom_message":
+        content = entry.get("content")
+        return [
+            CustomMessage(
+                custom_type=entry.get("customType") or "",
+                content=[] if content is None else content,
+                display=bool(entry.get("display", True)),
+                details=entry.get("details"),
+                timestamp=iso_to_ms(entry.get("timestamp")),
+            )
+        ]
+    if kind == "branch_summary":
+        if not entry.get("summary"):
+            return []
+        return [
+            BranchSummaryMessage(
+                summary=entry["summary"],
+                from_id=entry.get("fromId"),
+                timestamp=iso_to_ms(entry.get("timestamp")),
+            )
+        ]
+    if kind == "compaction":
+        out: list[Any] = []
+        system = entry.get("systemMessage")
+        if isinstance(system, dict):
+            out.append(parse_message(system))
+        out.append(
+            CompactionSummaryMessage(
+                summary=entry.get("summary") or "",
+                tokens_before=int(entry.get("tokensBefore") or 0),
+                timestamp=iso_to_ms(entry.get("timestamp")),
+            )
+        )
+        return out
+    return []
+
+
+def _apply_edit(messages: list[Any], replacement: Any, warn: Callable[[str], None] | None) -> list[Any]:
+    """``null`` omits the entry; ``{content}`` replaces the content, keeping role and metadata."""
+    if replacement is None:
+        return []
+    if not isinstance(replacement, dict) or "content" not in replacement:
+        return messages
+    from pi_host.protocol import parse_message
+
+    out = []
+    for message in messages:
+        role = getattr(message, "role", None)
+        if role not in ("user", "assistant", "toolResult", "custom"):
+            out.append(message)
+            continue
+        content = replacement["content"]
+        if role in ("assistant", "toolResult") and isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        data = message.to_json()
+        data["content"] = content
+        try:
+            out.append(parse_message(data))
+        except Exception as exc:
+            if warn is not None:
+                warn(f"ignoring unusable context edit: {_short(exc)}")
+            out.append(message)
+    return out
+
+
+def current_system_message(messages: list[Any]) -> dict[str, Any] | None:
+    """All system messages of a context replayed into one (the compaction checkpoint, §7.5)."""
+    from pi_host.protocol.transcript import replay_system
+
+    if not any(getattr(m, "role", None) == "system" for m in messages):
+        return None
+    state = replay_system(messages)
+    message: dict[str, Any] = {"role": "system", "content": "\n\n".join(c for c in state.contents if c)}
+    message["sections"] = dict(state.sections)
+    message["toolsAdded"] = [tool.to_json() for tool in state.tools.values()]
+    return message
+
+
+def interrupted_tool_result(call: dict[str, Any], timestamp_ms: int) -> dict[str, Any]:
+    """The error result closing a tool call whose process died (pi JSON of a toolResult)."""
+    return {
+        "role": "toolResult",
+        "toolCallId": call["id"],
+        "toolName": call.get("name") or "",
+        "content": [{"type": "text", "text": INTERRUPTED_TOOL_TEXT}],
+        "isError": True,
+        "timestamp": timestamp_ms,
+    }

@@ -19,9 +19,7 @@ PREAMBLE = (
     "You are a coding assistant working inside pi, a coding agent harness. You help the user by "
     "looking at their files, running commands and changing code."
 )
-MORE_TOOLS = (
-    "Further tools may be available than the ones listed here; use any whose description fits the task."
-)
+MORE_TOOLS = "More tools than the ones listed here may be available; use any whose description fits the task."
 SHELL_SEARCH_RULE = (
     "No dedicated search tools are active: use the shell (ls, find, rg or grep) to list and search files."
 )

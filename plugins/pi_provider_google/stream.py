@@ -1,0 +1,203 @@
+"""The ``google-generative-ai`` stream function and chunk parser (reference §2, §3.6).
+
+Each SSE event is a whole ``GenerateContentResponse``. Parts with ``thought: true`` are thinking;
+other text parts are text; a ``functionCall`` part is a complete tool call (one
+``toolcall_delta`` with all arguments). A block ends when a part of another kind arrives, so
+Gemini blocks end as they go, not all at the end. ``thoughtSignature`` values land on the block
+they came with (an empty text part that only carries a signature goes to the last block).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import orjson
+
+from pi_host.llm.builder import MessageBuilder, guard
+from pi_host.llm.http import apply_payload_hook, open_sse
+from pi_host.llm.tokens import clamp_max_tokens
+from pi_host.llm.transform import transform_messages
+from pi_host.protocol import Usage
+from pi_provider_google.request import build_body
+
+API = "google-generative-ai"
+
+_FINISH = {"STOP": "stop", "MAX_TOKENS": "length"}
+
+
+class StreamFailure(Exception):
+    pass
+
+
+def usage_from(raw: dict[str, Any]) -> Usage:
+    cached = raw.get("cachedContentTokenCount") or 0
+    thoughts = raw.get("thoughtsTokenCount") or 0
+    usage = Usage(
+        input=max(0, (raw.get("promptTokenCount") or 0) - cached),
+        output=(raw.get("candidatesTokenCount") or 0) + thoughts,
+        cache_read=cached,
+    )
+    if thoughts:
+        usage.reasoning = thoughts
+    return usage
+
+
+class GoogleParser:
+    def __init__(self, builder: MessageBuilder) -> None:
+        self.builder = builder
+        self.finish_reason: str | None = None
+        self.block_reason: str | None = None
+        self._current: Any = None
+        self._kind = ""
+        self._seq = 0
+        self._last_block: Any = None
+
+    def _close(self) -> list[Any]:
+        if self._current is None:
+            return []
+        event = self.builder.end(self._current)
+        self._current = None
+        self._kind = ""
+        return [event] if event is not None else []
+
+    def _open(self, kind: str) -> tuple[list[Any], Any]:
+        if self._kind == kind and self._current is not None:
+            return [], self._current
+        events = self._close()
+        self._seq += 1
+        key = (kind, self._seq)
+        self._current = key
+        self._kind = kind
+        return events, key
+
+    def feed(self, chunk: dict[str, Any]) -> list[Any]:
+        message = self.builder.message
+        if chunk.get("responseId") and not message.response_id:
+            message.response_id = chunk["responseId"]
+        if chunk.get("modelVersion") and not message.response_model:
+            message.response_model = chunk["modelVersion"]
+        if chunk.get("error"):
+            error = chunk["error"]
+            raise StreamFailure(error.get("message") if isinstance(error, dict) else str(error))
+        if chunk.get("usageMetadata"):
+            self.builder.set_usage(usage_from(chunk["usageMetadata"]))
+        feedback = chunk.get("promptFeedback") or {}
+        if feedback.get("blockReason"):
+            self.block_reason = feedback["blockReason"]
+        events: list[Any] = []
+        for candidate in (chunk.get("candidates") or ())[:1]:
+            for part in (candidate.get("content") or {}).get("parts") or ():
+                events.extend(self._part(part))
+            if candidate.get("finishReason"):
+                self.finish_reason = candidate["finishReason"]
+        return events
+
+    def _part(self, part: dict[str, Any]) -> list[Any]:
+        builder = self.builder
+        signature = part.get("thoughtSignature")
+        call = part.get("functionCall")
+        if call is not None:
+            events = self._close()
+            self._seq += 1
+            key = ("tool", self._seq)
+            name = call.get("name") or ""
+            call_id = call.get("id") or f"{name}_{uuid.uuid4().hex[:12]}"
+            args = call.get("args") or {}
+            events.append(builder.toolcall_start(key, id=call_id, name=name))
+            events.append(builder.toolcall_delta(key, json.dumps(args, ensure_ascii=False)))
+            if signature:
+                builder.set_signature(key, signature)
+            events.append(builder.toolcall_end(key, args if isinstance(args, dict) else {}))
+            self._last_block = events[-1].tool_call
+            return events
+        text = part.get("text")
+        if text is None or text == "":
+            if signature:
+                self._attach_signature(signature)
+            return []
+        kind = "thinking" if part.get("thought") else "text"
+        events, key = self._open(kind)
+        if kind == "thinking":
+            events.extend(builder.thinking(key, text))
+        else:
+            events.extend(builder.text(key, text))
+        self._last_block = builder.block(key)
+        if signature:
+            builder.set_signature(key, signature)
+        return events
+
+    def _attach_signature(self, signature: str) -> None:
+        block = self._last_block
+        if block is None:
+            return
+        if block.type == "thinking":
+            block.thinking_signature = signature
+        elif block.type == "text":
+            block.text_signature = signature
+        elif block.type == "toolCall":
+            block.thought_signature = signature
+
+    def finish(self) -> list[Any]:
+        builder = self.builder
+        events = self._close()
+        has_tools = any(block.type == "toolCall" for block in builder.message.content)
+        reason = self.finish_reason
+        if reason is None:
+            if self.block_reason:
+                return events + builder.done(
+                    "error",
+                    raw=self.block_reason,
+                    error_message=f"Prompt blocked by the provider: {self.block_reason}",
+                )
+            return events + builder.done(
+                "error", error_message="Provider stream ended without a finish reason"
+            )
+        mapped = _FINISH.get(reason)
+        if mapped is None:
+            return events + builder.done(
+                "error", raw=reason, error_message=f"Provider finish reason: {reason}"
+            )
+        if mapped == "stop" and has_tools:
+            mapped = "toolUse"
+        return events + builder.done(mapped, raw=reason)
+
+
+def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any], dict[str, str]]:
+    """(url, body, headers) for a request; pure, for tests."""
+    messages = transform_messages(context.messages, model)
+    cap = clamp_max_tokens(model, messages, options.max_tokens or None)
+    body = build_body(model, messages, context.tools, options, cap)
+    url = f"{model.base_url.rstrip('/')}/models/{model.id}:streamGenerateContent?alt=sse"
+    headers: dict[str, str] = {}
+    if options.api_key:
+        headers["x-goog-api-key"] = options.api_key
+    for source in (model.headers, options.headers):
+        for name, value in (source or {}).items():
+            if value is None:
+                headers.pop(name.lower(), None)
+            else:
+                headers[name.lower()] = value
+    return url, body, headers
+
+
+def stream_google(model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
+    builder = MessageBuilder(model, api=API)
+    return guard(builder, _events(builder, model, context, options), options.signal)
+
+
+async def _events(builder: MessageBuilder, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
+    url, body, headers = prepare(model, context, options)
+    body = await apply_payload_hook(options, body)
+    async with open_sse(url, body=body, headers=headers, options=options) as response:
+        yield builder.start()
+        parser = GoogleParser(builder)
+        async for sse in response.events():
+            if not sse.data:
+                continue
+            for event in parser.feed(orjson.loads(sse.data)):
+                yield event
+        for event in parser.finish():
+            yield event

@@ -1,0 +1,55 @@
+"""The ``openai-completions`` stream function: request, HTTP, SSE, events (reference §3.4)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pi_host.llm.builder import MessageBuilder, guard
+from pi_host.llm.http import apply_payload_hook, open_sse
+from pi_provider_openai import compat as compat_flags
+from pi_provider_openai.completions_request import build_body
+from pi_provider_openai.completions_stream import CompletionsParser
+from pi_provider_openai.shared import auth_headers, endpoint, loads, mistral_tool_id, output_cap, transform
+
+API = "openai-completions"
+
+
+def stream_completions(model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
+    builder = MessageBuilder(model, api=API)
+    return guard(builder, _events(builder, model, context, options), options.signal)
+
+
+def prepare(
+    model: Any, context: Any, options: Any
+) -> tuple[str, dict[str, Any], dict[str, str], dict[str, Any]]:
+    """(url, body, headers, compat) for a request; pure, for tests and the benchmark."""
+    flags = compat_flags.resolve(model)
+    messages = transform(
+        model, context.messages, mistral_tool_id if flags.get("requiresMistralToolIds") else "auto"
+    )
+    body = build_body(model, messages, context.tools, options, flags, output_cap(model, messages, options))
+    headers = auth_headers(model, options)
+    affinity = flags.get("sessionAffinityHeader")
+    if affinity and options.session_id:
+        headers.setdefault(affinity, options.session_id)
+    return endpoint(model.base_url, "/chat/completions"), body, headers, flags
+
+
+async def _events(builder: MessageBuilder, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
+    url, body, headers, flags = prepare(model, context, options)
+    body = await apply_payload_hook(options, body)
+    async with open_sse(url, body=body, headers=headers, options=options) as response:
+        yield builder.start()
+        parser = CompletionsParser(builder, flags)
+        feed = parser.feed
+        async for sse in response.events():
+            data = sse.data
+            if not data:
+                continue
+            if data == "[DONE]":
+                break
+            for event in feed(loads(data)):
+                yield event
+        for event in parser.finish():
+            yield event

@@ -1,0 +1,287 @@
+"""Building an ``openai-completions`` request body (reference §3.4).
+
+Input is the transcript *after* the cross-model transform (foreign thinking dropped, ids
+normalised, orphaned calls answered). Output is the JSON body for ``POST /chat/completions``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pi_provider_openai import thinking
+from pi_provider_openai.system import patch_text, split_system
+
+REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+IMAGE_ONLY_RESULT = "(see attached image)"
+TOOL_IMAGES_CAPTION = "Attached image(s) from tool result:"
+BRIDGE_TEXT = "I have processed the tool results."
+
+
+def _args_json(arguments: Any) -> str:
+    return json.dumps(arguments if arguments is not None else {}, ensure_ascii=False, separators=(",", ":"))
+
+
+def _image_part(block: Any) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"}}
+
+
+def _user_content(message: Any, vision: bool) -> str | list[dict[str, Any]] | None:
+    content = message.content
+    if isinstance(content, str):
+        return content if content.strip() else None
+    parts: list[dict[str, Any]] = []
+    for block in content:
+        if block.type == "text":
+            if block.text:
+                parts.append({"type": "text", "text": block.text})
+        elif block.type == "image" and vision:
+            parts.append(_image_part(block))
+    return parts or None
+
+
+def _assistant_message(message: Any, compat: dict[str, Any]) -> dict[str, Any] | None:
+    texts: list[str] = []
+    thoughts: list[str] = []
+    field: str | None = None
+    calls: list[dict[str, Any]] = []
+    for block in message.content:
+        kind = block.type
+        if kind == "text":
+            if block.text:
+                texts.append(block.text)
+        elif kind == "thinking":
+            if block.thinking and block.thinking.strip():
+                thoughts.append(block.thinking)
+                if field is None and block.thinking_signature in REASONING_FIELDS:
+                    field = block.thinking_signature
+        elif kind == "toolCall":
+            calls.append(
+                {
+                    "id": block.id,
+                    "type": "function",
+                    "function": {"name": block.name, "arguments": _args_json(block.arguments)},
+                }
+            )
+    out: dict[str, Any] = {"role": "assistant"}
+    if thoughts and compat.get("requiresThinkingAsText"):
+        texts.insert(0, "\n\n".join(thoughts))
+        thoughts = []
+    text = "".join(texts)
+    if text:
+        out["content"] = text
+    elif compat.get("requiresNonNullAssistantContent") or compat.get("requiresAssistantAfterToolResult"):
+        out["content"] = ""
+    else:
+        out["content"] = None
+    if thoughts:
+        out[field or "reasoning_content"] = "\n".join(thoughts)
+    elif compat.get("requiresReasoningContentOnAssistantMessages"):
+        out["reasoning_content"] = ""
+    if calls:
+        out["tool_calls"] = calls
+    if not text and not calls:
+        return None
+    return out
+
+
+def _tool_result_text(message: Any) -> tuple[str, list[Any]]:
+    texts = [b.text for b in message.content if b.type == "text"]
+    images = [b for b in message.content if b.type == "image"]
+    text = "\n".join(texts)
+    if not text and images:
+        text = IMAGE_ONLY_RESULT
+    return text, images
+
+
+def convert_messages(model: Any, messages: list[Any], compat: dict[str, Any]) -> list[dict[str, Any]]:
+    """Transcript → chat-completions ``messages``."""
+    vision = model.supports_images()
+    in_place = bool(compat.get("supportsMidConvoSystemMessages"))
+    prompt, rest = split_system(messages, in_place)
+    system_role = "developer" if model.reasoning and compat.get("supportsDeveloperRole") else "system"
+    out: list[dict[str, Any]] = []
+    if prompt:
+        out.append({"role": system_role, "content": prompt})
+    pending_images: list[Any] = []
+    after_tool = False
+
+    def flush_images() -> None:
+        if pending_images:
+            parts = [{"type": "text", "text": TOOL_IMAGES_CAPTION}] + [_image_part(b) for b in pending_images]
+            out.append({"role": "user", "content": parts})
+            pending_images.clear()
+
+    for message in rest:
+        role = getattr(message, "role", None)
+        if role != "toolResult":
+            flush_images()
+        if role == "toolResult":
+            text, images = _tool_result_text(message)
+            item: dict[str, Any] = {"role": "tool", "content": text, "tool_call_id": message.tool_call_id}
+            if compat.get("requiresToolResultName"):
+                item["name"] = message.tool_name
+            out.append(item)
+            if vision:
+                pending_images.extend(images)
+            after_tool = True
+            continue
+        if role == "user":
+            content = _user_content(message, vision)
+            if content is None:
+                continue
+            if after_tool and compat.get("requiresAssistantAfterToolResult"):
+                out.append({"role": "assistant", "content": BRIDGE_TEXT})
+            out.append({"role": "user", "content": content})
+        elif role == "assistant":
+            item = _assistant_message(message, compat)
+            if item is None:
+                continue
+            out.append(item)
+        elif role == "system":
+            text = patch_text(message)
+            if text:
+                out.append({"role": system_role, "content": text})
+        after_tool = False
+    flush_images()
+    return out
+
+
+def _tool(decl: Any, compat: dict[str, Any]) -> dict[str, Any]:
+    function: dict[str, Any] = {
+        "name": decl.name,
+        "description": decl.description,
+        "parameters": decl.parameters,
+    }
+    if compat.get("supportsStrictMode"):
+        function["strict"] = False
+    return {"type": "function", "function": function}
+
+
+def _has_tool_history(messages: list[Any]) -> bool:
+    for message in messages:
+        if getattr(message, "role", None) == "toolResult":
+            return True
+        if getattr(message, "role", None) == "assistant" and any(
+            b.type == "toolCall" for b in message.content
+        ):
+            return True
+    return False
+
+
+def _fill_template(template: Any, values: dict[str, Any]) -> Any:
+    """``$thinking.enabled``-style placeholders in configurable chat-template kwargs."""
+    if isinstance(template, dict):
+        return {key: _fill_template(value, values) for key, value in template.items()}
+    if isinstance(template, list):
+        return [_fill_template(value, values) for value in template]
+    if isinstance(template, str) and template.startswith("$") and template[1:] in values:
+        return values[template[1:]]
+    return template
+
+
+def _apply_thinking(
+    body: dict[str, Any], model: Any, level: str, compat: dict[str, Any], options: Any
+) -> None:
+    if not model.reasoning:
+        return
+    enabled = level != "off"
+    effort = thinking.mapped_value(model, level)
+    fmt = compat.get("thinkingFormat") or "openai"
+    if fmt == "openai":
+        if compat.get("supportsReasoningEffort") and effort is not None:
+            body["reasoning_effort"] = effort
+    elif fmt == "openrouter":
+        if effort is not None:
+            body["reasoning"] = {"effort": effort}
+    elif fmt == "deepseek":
+        body["thinking"] = {"type": "enabled" if enabled else "disabled"}
+        if enabled and compat.get("supportsReasoningEffort") and effort is not None:
+            body["reasoning_effort"] = effort
+    elif fmt == "together":
+        body["reasoning"] = {"enabled": enabled}
+    elif fmt == "zai":
+        body["thinking"] = {"type": "enabled" if enabled else "disabled", "clear_thinking": False}
+    elif fmt == "qwen":
+        body["enable_thinking"] = enabled
+    elif fmt == "qwen-chat-template":
+        body["chat_template_kwargs"] = {"enable_thinking": enabled, "preserve_thinking": True}
+    elif fmt in ("chat-template", "baseten"):
+        template = compat.get("chatTemplateKwargs") or {"enable_thinking": "$thinking.enabled"}
+        values = {
+            "thinking.enabled": enabled,
+            "thinking.effort": effort,
+            "thinking.budget": thinking.budget_for(level, options.thinking_budgets) if enabled else 0,
+        }
+        body["chat_template_kwargs"] = _fill_template(template, values)
+    elif fmt == "string-thinking":
+        if effort is not None:
+            body["thinking"] = effort
+    budget_field = compat.get("thinkingTokenBudgetField")
+    if budget_field and enabled:
+        budget = thinking.budget_for(level, options.thinking_budgets)
+        cap = body.get(compat.get("maxTokensField") or "max_completion_tokens")
+        if isinstance(cap, int):
+            budget = min(budget, max(0, cap - 1024))
+        body[budget_field] = budget
+
+
+def build_body(
+    model: Any, messages: list[Any], tools: list[Any], options: Any, compat: dict[str, Any], max_tokens: int
+) -> dict[str, Any]:
+    """The full request body; ``messages`` is the transformed transcript."""
+    level = thinking.clamp_level(model, options.thinking_level)
+    body: dict[str, Any] = {"model": model.id, "stream": True}
+    if compat.get("supportsUsageInStreaming", True):
+        body["stream_options"] = {"include_usage": True}
+    if compat.get("supportsStore", True):
+        body["store"] = False
+    body[compat.get("maxTokensField") or "max_completion_tokens"] = max_tokens
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
+    _apply_thinking(body, model, level, compat, options)
+    body["messages"] = convert_messages(model, messages, compat)
+    if compat.get("cacheControlFormat") == "anthropic" and options.cache_retention != "none":
+        _add_cache_control(body["messages"])
+    if tools:
+        body["tools"] = [_tool(decl, compat) for decl in tools]
+    elif compat.get("requiresToolsWithToolHistory") and _has_tool_history(messages):
+        body["tools"] = []
+    retention = options.cache_retention
+    base_url = (model.base_url or "").lower()
+    key_mode = compat.get("promptCacheKeyMode") or "auto"
+    if options.session_id and retention != "none" and key_mode != "disabled":
+        if "api.openai.com" in base_url or retention == "long" or key_mode == "enabled":
+            body["prompt_cache_key"] = options.session_id
+    if retention == "long" and "prompt_cache_key" in body:
+        body["prompt_cache_retention"] = "24h"
+    if compat.get("vllmPriority") is not None:
+        body["priority"] = compat["vllmPriority"]
+    if model.sampling_params:
+        body.update(model.sampling_params)
+    by_level = (model.sampling_params_by_thinking_level or {}).get(level)
+    if isinstance(by_level, dict):
+        body.update(by_level)
+    return body
+
+
+def _add_cache_control(messages: list[dict[str, Any]]) -> None:
+    """Anthropic-style breakpoints for OpenRouter ``anthropic/*`` models: the system prompt and the
+    last text part of the final user/tool message."""
+    marker = {"type": "ephemeral"}
+    for item in messages:
+        if item["role"] in ("system", "developer") and isinstance(item.get("content"), str):
+            item["content"] = [{"type": "text", "text": item["content"], "cache_control": marker}]
+            break
+    for item in reversed(messages):
+        if item["role"] not in ("user", "tool"):
+            continue
+        content = item.get("content")
+        if isinstance(content, str):
+            item["content"] = [{"type": "text", "text": content, "cache_control": marker}]
+        elif isinstance(content, list):
+            for part in reversed(content):
+                if part.get("type") == "text":
+                    part["cache_control"] = marker
+                    break
+        break

@@ -1,0 +1,205 @@
+"""Turning chat-completions stream chunks into host events (reference §2, §3.4).
+
+:class:`CompletionsParser` is fed one decoded chunk (a dict) at a time and returns the events it
+caused; :meth:`CompletionsParser.finish` ends the message. It knows nothing about HTTP, so the
+same code parses a live response, recorded bytes and the benchmark stream.
+
+openai-completions specifics: every block stays open until the stream ends, then all ``*_end``
+events come together in block order; reasoning arrives in ``reasoning_content``, ``reasoning`` or
+``reasoning_text`` and that field name becomes the block's ``thinkingSignature``; tool-call
+deltas are matched by ``index`` (or by ``id``); usage usually arrives in a final chunk with empty
+``choices``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_host.protocol import Cost, Usage
+
+REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+
+_STOP = {
+    "stop": "stop",
+    "end": "stop",
+    "eos": "stop",
+    "length": "length",
+    "tool_calls": "toolUse",
+    "function_call": "toolUse",
+}
+
+
+class StreamFailure(Exception):
+    """The stream itself reported an error (an ``error`` chunk)."""
+
+
+def usage_from(raw: dict[str, Any]) -> Usage:
+    """Reference §1.4 mapping of an OpenAI-style ``usage`` object."""
+    prompt_details = raw.get("prompt_tokens_details") or {}
+    completion_details = raw.get("completion_tokens_details") or {}
+    cache_read = (
+        prompt_details.get("cached_tokens")
+        or raw.get("prompt_cache_hit_tokens")
+        or raw.get("cached_tokens")
+        or 0
+    )
+    cache_write = prompt_details.get("cache_write_tokens") or 0
+    prompt = raw.get("prompt_tokens") or 0
+    usage = Usage(
+        input=max(0, prompt - cache_read - cache_write),
+        output=raw.get("completion_tokens") or 0,
+        cache_read=cache_read,
+        cache_write=cache_write,
+    )
+    reasoning = completion_details.get("reasoning_tokens")
+    if reasoning:
+        usage.reasoning = reasoning
+    reported = raw.get("cost")
+    if isinstance(reported, (int, float)) and not isinstance(reported, bool):
+        # OpenRouter bills the request itself; keep its figure.
+        usage.cost = Cost(total=reported, total_from_provider=True)
+    return usage
+
+
+def map_finish_reason(reason: str | None) -> tuple[str, str | None]:
+    """(pi stop reason, error message for unknown reasons)."""
+    if reason is None:
+        return "stop", None
+    mapped = _STOP.get(reason)
+    if mapped is not None:
+        return mapped, None
+    return "error", f"Provider finish_reason: {reason}"
+
+
+class CompletionsParser:
+    __slots__ = (
+        "builder",
+        "compat",
+        "finish_reason",
+        "_kind",
+        "_seq",
+        "_tool_keys",
+        "_last_tool",
+        "_text_key",
+        "_thinking_key",
+        "_saw_chunk",
+    )
+
+    def __init__(self, builder: Any, compat: dict[str, Any]) -> None:
+        self.builder = builder
+        self.compat = compat
+        self.finish_reason: str | None = None
+        self._kind = ""
+        self._seq = 0
+        self._tool_keys: dict[Any, Any] = {}
+        self._last_tool: Any = None
+        self._text_key: Any = None
+        self._thinking_key: Any = None
+        self._saw_chunk = False
+
+    def feed(self, chunk: dict[str, Any]) -> list[Any] | tuple[Any, ...]:
+        """Events caused by one decoded chunk."""
+        if not self._saw_chunk:
+            self._saw_chunk = True
+            message = self.builder.message
+            if chunk.get("id"):
+                message.response_id = chunk["id"]
+            if chunk.get("model"):
+                message.response_model = chunk["model"]
+        error = chunk.get("error")
+        if error:
+            text = error.get("message") if isinstance(error, dict) else str(error)
+            raise StreamFailure(text or "Provider reported an error")
+        usage = chunk.get("usage")
+        choices = chunk.get("choices")
+        if not choices:
+            if usage:
+                self.builder.set_usage(usage_from(usage))
+            return ()
+        if usage:
+            self.builder.set_usage(usage_from(usage))
+        choice = choices[0]
+        delta = choice.get("delta")
+        events: Any = ()
+        if delta:
+            content = delta.get("content")
+            if "tool_calls" not in delta and content and len(delta) <= 2:
+                # The hot path: a plain text delta (``{"content": ...}`` maybe with ``role``).
+                if self._kind == "text":
+                    events = (self.builder.text_delta(self._text_key, content),)
+                else:
+                    events = self._text(content)
+            else:
+                events = self._delta(delta)
+        if choice.get("usage"):
+            self.builder.set_usage(usage_from(choice["usage"]))
+        reason = choice.get("finish_reason")
+        if reason:
+            self.finish_reason = reason
+        return events
+
+    def _text(self, content: str) -> tuple[Any, ...]:
+        if self._kind != "text":
+            self._kind = "text"
+            self._seq += 1
+            self._text_key = ("text", self._seq)
+        return self.builder.text(self._text_key, content)
+
+    def _delta(self, delta: dict[str, Any]) -> list[Any]:
+        events: list[Any] = []
+        for field in REASONING_FIELDS:
+            piece = delta.get(field)
+            if piece:
+                if self._kind != "thinking":
+                    self._kind = "thinking"
+                    self._seq += 1
+                    self._thinking_key = ("thinking", self._seq)
+                events.extend(self.builder.thinking(self._thinking_key, piece, signature=field))
+                break
+        content = delta.get("content")
+        if content:
+            events.extend(self._text(content))
+        for call in delta.get("tool_calls") or ():
+            events.extend(self._tool_delta(call))
+        return events
+
+    def _tool_delta(self, call: dict[str, Any]) -> tuple[Any, ...]:
+        function = call.get("function") or {}
+        call_id = call.get("id") or None
+        name = function.get("name") or None
+        arguments = function.get("arguments")
+        if arguments is not None and not isinstance(arguments, str):
+            import json
+
+            arguments = json.dumps(arguments)  # some servers send an object, not a string
+        index = call.get("index")
+        ident = index if index is not None else call_id
+        key = self._tool_keys.get(ident) if ident is not None else self._last_tool
+        if key is not None and call_id and self.builder.is_open(key):
+            current = self.builder.block(key).id
+            if current and current != call_id:
+                key = None  # same index, new id: servers that send whole calls at index 0
+        if key is None or not self.builder.is_open(key):
+            self._seq += 1
+            key = ("tool", self._seq)
+            if ident is not None:
+                self._tool_keys[ident] = key
+        self._last_tool = key
+        self._kind = "tool"
+        return self.builder.toolcall(key, arguments or "", id=call_id, name=name)
+
+    def finish(self) -> list[Any]:
+        """All ``*_end`` events in block order, then ``done`` or ``error``."""
+        builder = self.builder
+        has_tools = any(block.type == "toolCall" for block in builder.message.content)
+        reason = self.finish_reason
+        if reason is None:
+            if self.compat.get("supportsFinishReason", True):
+                return builder.done("error", error_message="Provider stream ended without a finish reason")
+            return builder.done("toolUse" if has_tools else "stop")
+        stop, error = map_finish_reason(reason)
+        if stop == "stop" and has_tools:
+            stop = "toolUse"  # servers (Ollama) that report "stop" after tool calls
+        if error:
+            return builder.done("error", raw=reason, error_message=error)
+        return builder.done(stop, raw=reason)

@@ -1,0 +1,45 @@
+"""The ``openai-responses`` stream function (reference §3.5)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pi_host.llm.builder import MessageBuilder, guard
+from pi_host.llm.http import apply_payload_hook, open_sse
+from pi_provider_openai.responses_request import build_body
+from pi_provider_openai.responses_stream import ResponsesParser
+from pi_provider_openai.shared import auth_headers, endpoint, loads, output_cap, transform
+
+API = "openai-responses"
+
+
+def stream_responses(model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
+    builder = MessageBuilder(model, api=API)
+    return guard(builder, _events(builder, model, context, options), options.signal)
+
+
+def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any], dict[str, str]]:
+    """(url, body, headers) for a request; pure, for tests."""
+    flags = dict(model.compat or {})
+    messages = transform(model, context.messages)
+    body = build_body(model, messages, context.tools, options, flags, output_cap(model, messages, options))
+    return endpoint(model.base_url, "/responses"), body, auth_headers(model, options)
+
+
+async def _events(builder: MessageBuilder, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
+    url, body, headers = prepare(model, context, options)
+    body = await apply_payload_hook(options, body)
+    async with open_sse(url, body=body, headers=headers, options=options) as response:
+        yield builder.start()
+        parser = ResponsesParser(builder)
+        async for sse in response.events():
+            data = sse.data
+            if not data or data == "[DONE]":
+                continue
+            for event in parser.feed(loads(data)):
+                yield event
+            if parser.status is not None:
+                break
+        for event in parser.finish():
+            yield event

@@ -1,0 +1,156 @@
+"""Classifying failed responses: context overflow (reference §3.9) and transient errors (§3.8).
+
+:func:`is_context_overflow` decides whether compaction could help; :func:`is_retryable_error`
+decides whether the session's auto-retry should try the same request again. An overflow is never
+retryable as-is.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_I = re.IGNORECASE
+
+_OVERFLOW = re.compile(
+    "|".join(
+        [
+            r"prompt (is )?too long",
+            r"prompt exceeds max length",
+            r"request_too_large",
+            r"input is too long for requested model",
+            r"exceeds the context window",
+            r"exceeds (the )?(model'?s )?maximum context length",
+            r"context window exceeded",
+            r"input token count.*exceeds the maximum",
+            r"maximum prompt length is \d+",
+            r"reduce the length of the messages",
+            r"maximum context length is \d+ tokens",
+            r"exceeds (the )?maximum allowed input length of \d+ tokens",
+            r"input \(\d+ tokens\) is longer than the model'?s context length",
+            r"exceeds the limit of \d+",
+            r"exceeds the available context size",
+            r"greater than the context length",
+            r"context window exceeds limit",
+            r"exceeded model token limit",
+            r"too large for model with \d+ maximum context length",
+            r"prompt has \d+ tokens, but the configured context size is \d+ tokens",
+            r"model_context_window_exceeded",
+            r"prompt too long; exceeded (max )?context length",
+            r"range of input length should be",
+            r"context[_ ]length[_ ]exceeded",
+            r"too many tokens",
+            r"token limit exceeded",
+            r"^\s*413\b",
+        ]
+    ),
+    _I,
+)
+_CEREBRAS = re.compile(r"^\s*4(00|13) (status code )?\(no body\)", _I)
+_NOT_OVERFLOW = re.compile(r"rate limit|too many requests|^\s*(Throttling error:|Service unavailable:)", _I)
+
+
+def _get(message: Any, name: str, alias: str) -> Any:
+    if isinstance(message, dict):
+        return message.get(alias, message.get(name))
+    return getattr(message, name, None)
+
+
+def overflow_text(error_message: str, provider: str | None = None) -> bool:
+    """True when an error text says the prompt did not fit the context window."""
+    if not error_message or _NOT_OVERFLOW.search(error_message):
+        return False
+    if _OVERFLOW.search(error_message):
+        return True
+    return provider == "cerebras" and bool(_CEREBRAS.search(error_message))
+
+
+def is_context_overflow(message: Any, context_window: int | None = None) -> bool:
+    """Reference §3.9: an error naming an overflow, or a silent overflow visible in the usage."""
+    stop = _get(message, "stop_reason", "stopReason")
+    if stop == "error":
+        return overflow_text(
+            _get(message, "error_message", "errorMessage") or "", _get(message, "provider", "provider")
+        )
+    if not context_window:
+        return False
+    usage = _get(message, "usage", "usage")
+    if usage is None:
+        return False
+    prompt = (_get(usage, "input", "input") or 0) + (_get(usage, "cache_read", "cacheRead") or 0)
+    if stop == "stop":
+        return prompt > context_window
+    if stop == "length":
+        return (_get(usage, "output", "output") or 0) == 0 and prompt >= 0.99 * context_window
+    return False
+
+
+def is_recoverable_length_stop(message: Any, model: Any) -> bool:
+    """A ``length`` stop that produced fewer tokens than the model's cap (reference §3.9)."""
+    usage = _get(message, "usage", "usage")
+    output = (_get(usage, "output", "output") or 0) if usage is not None else 0
+    return _get(message, "stop_reason", "stopReason") == "length" and output < getattr(model, "max_tokens", 0)
+
+
+_TRANSIENT = re.compile(
+    "|".join(
+        [
+            r"overloaded",
+            r"server_busy",
+            r"server (is )?busy",
+            r"high demand",
+            r"at capacity",
+            r"over capacity",
+            r"rate.?limit",
+            r"too many requests",
+            r"(?<![\d.])(429|500|502|503|504|520|524)(?![\d.])",
+            r"service (temporarily )?unavailable",
+            r"server.?error",
+            r"internal.?error",
+            r"provider returned (an )?error",
+            r"upstream",
+            r"relay",
+            r"bad gateway",
+            r"network.?error",
+            r"connection.?(error|refused|lost|closed|reset)",
+            r"other side closed",
+            r"fetch failed",
+            r"getaddrinfo",
+            r"ECONNRESET|ECONNABORTED|ECONNREFUSED|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN",
+            r"socket hang up",
+            r"timed? out",
+            r"timeout",
+            r"terminated",
+            r"websocket.{0,20}(closed|error|limit)",
+            r"ended without",
+            r"stream ended before",
+            r"retry delay",
+            r"retry your request",
+            r"ResourceExhausted",
+        ]
+    ),
+    _I,
+)
+_NEVER_RETRY = re.compile(
+    r"insufficient_quota|quota exceeded|exceeded your (current )?quota|billing|out of budget|"
+    r"usage limit|usage_limit|limit reached for your plan|\b1308\b",
+    _I,
+)
+
+
+def is_retryable_error(message: Any, context_window: int | None = None) -> bool:
+    """Whether the session's auto-retry should repeat the request (reference §3.8).
+
+    ``message`` is an assistant message (dict or model) or an error text.
+    """
+    if isinstance(message, str):
+        text = message
+    else:
+        if _get(message, "stop_reason", "stopReason") != "error":
+            return False
+        if is_context_overflow(message, context_window):
+            return False
+        text = _get(message, "error_message", "errorMessage") or ""
+    if not text or _NEVER_RETRY.search(text) or overflow_text(text):
+        return False
+    return bool(_TRANSIENT.search(text))

@@ -1,0 +1,146 @@
+"""Streaming a Messages API response into AssistantMessageEvents.
+
+Each content block is keyed by Anthropic's block ``index`` and ends at its own
+``content_block_stop``; usage comes from ``message_start`` and is updated by ``message_delta``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import orjson
+
+from pi_host.llm.builder import MessageBuilder, guard
+from pi_host.llm.credentials import resolve_headers
+from pi_host.llm.http import apply_payload_hook, open_sse
+from pi_provider_anthropic.convert import (
+    REDACTED_PLACEHOLDER,
+    build_request,
+    endpoint,
+    is_oauth_key,
+    restore_tool_name,
+)
+
+STOP_REASONS = {
+    "end_turn": "stop",
+    "pause_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "tool_use": "toolUse",
+}
+REFUSALS = {
+    "refusal": "The model refused to answer (stop reason: refusal)",
+    "sensitive": "The response was stopped because it touched sensitive content (stop reason: sensitive)",
+}
+
+
+def stream(model: Any, context: Any, options: Any):
+    builder = MessageBuilder(model)
+    return guard(builder, _run(builder, model, context, options), options.signal)
+
+
+def _usage(builder: MessageBuilder, usage: dict[str, Any]) -> None:
+    cache_1h = (usage.get("cache_creation") or {}).get("ephemeral_1h_input_tokens")
+    builder.set_usage(
+        input=usage.get("input_tokens"),
+        output=usage.get("output_tokens"),
+        cache_read=usage.get("cache_read_input_tokens"),
+        cache_write=usage.get("cache_creation_input_tokens"),
+        cache_write_1h=cache_1h if cache_1h else None,
+    )
+
+
+async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
+    api_key = options.api_key or os.environ.get("ANTHROPIC_API_KEY")
+    oauth = is_oauth_key(api_key)
+    body, headers = build_request(model, context, options, api_key)
+    headers = {**headers, **resolve_headers(model.headers), **(options.headers or {})}
+    body = await apply_payload_hook(options, body)
+    message = builder.message
+    stop_seen = False
+    async with open_sse(endpoint(model), body=body, headers=headers, options=options) as response:
+        yield builder.start()
+        async for sse in response.events():
+            data = sse.data
+            if not data:
+                continue
+            event = orjson.loads(data)
+            kind = event.get("type") or sse.event
+            if kind == "content_block_delta":
+                delta = event["delta"]
+                dtype = delta.get("type")
+                index = event.get("index", 0)
+                if dtype == "text_delta":
+                    yield builder.text_delta(index, delta.get("text", ""))
+                elif dtype == "input_json_delta":
+                    yield builder.toolcall_delta(index, delta.get("partial_json", ""))
+                elif dtype == "thinking_delta":
+                    yield builder.thinking_delta(index, delta.get("thinking", ""))
+                elif dtype == "signature_delta":
+                    builder.add_signature(index, delta.get("signature", ""))
+                # citations_delta and unknown deltas carry nothing the protocol keeps
+            elif kind == "content_block_start":
+                index = event.get("index", 0)
+                block = event.get("content_block") or {}
+                btype = block.get("type")
+                if btype == "text":
+                    yield builder.text_start(index)
+                    if block.get("text"):
+                        yield builder.text_delta(index, block["text"])
+                elif btype == "thinking":
+                    yield builder.thinking_start(index, signature=block.get("signature") or None)
+                    if block.get("thinking"):
+                        yield builder.thinking_delta(index, block["thinking"])
+                elif btype == "redacted_thinking":
+                    yield builder.thinking_start(index, signature=block.get("data", ""), redacted=True)
+                    yield builder.thinking_delta(index, REDACTED_PLACEHOLDER)
+                elif btype in ("tool_use", "server_tool_use"):
+                    name = restore_tool_name(block.get("name", ""), context, oauth)
+                    yield builder.toolcall_start(index, id=block.get("id", ""), name=name)
+                    initial = block.get("input")
+                    if isinstance(initial, dict) and initial:
+                        yield builder.toolcall_delta(index, orjson.dumps(initial).decode())
+            elif kind == "content_block_stop":
+                ended = builder.end(event.get("index", 0))
+                if ended is not None:
+                    yield ended
+            elif kind == "message_start":
+                info = event.get("message") or {}
+                message.response_id = info.get("id")
+                if info.get("model"):
+                    message.response_model = info["model"]
+                _usage(builder, info.get("usage") or {})
+            elif kind == "message_delta":
+                delta = event.get("delta") or {}
+                if delta.get("stop_reason"):
+                    message.raw_stop_reason = delta["stop_reason"]
+                _usage(builder, event.get("usage") or {})
+            elif kind == "message_stop":
+                stop_seen = True
+                break
+            elif kind == "error":
+                err = event.get("error") or {}
+                text = err.get("message") or "unknown error"
+                etype = err.get("type")
+                yield builder.fail(f"{etype}: {text}" if etype else text)
+                return
+            # ping and unknown events are ignored
+    if not stop_seen:
+        yield builder.fail("Anthropic stream ended before message_stop (connection closed early)")
+        return
+    raw = message.raw_stop_reason
+    if raw in REFUSALS:
+        for event in builder.done("error", raw=raw, error_message=REFUSALS[raw]):
+            yield event
+        return
+    mapped = STOP_REASONS.get(raw or "end_turn")
+    if mapped is None:
+        for event in builder.done(
+            "error", raw=raw, error_message=f"Unexpected stop reason from Anthropic: {raw}"
+        ):
+            yield event
+        return
+    for event in builder.done(mapped, raw=raw):
+        yield event

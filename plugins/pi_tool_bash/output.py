@@ -1,0 +1,145 @@
+"""Collecting a command's output in bounded memory.
+
+Whatever the command prints, this keeps at most ~1.5 MiB: the first 512 KiB and a rolling window
+of the last 512-1024 KiB (for ``structuredContent``), plus counters. Once the output passes the
+display limits everything is also streamed to a private temp file so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import tempfile
+from typing import Any
+
+from pi_host.toolkit import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, Truncation, format_size, tail_of
+
+STRUCTURED_HALF = 512 * 1024
+
+
+class OutputCollector:
+    def __init__(self, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.max_lines = max_lines
+        self.max_bytes = max_bytes
+        self.total_bytes = 0
+        self.newlines = 0
+        self.ends_with_newline = False
+        self._line_len = 0  # bytes of the current unterminated line
+        self._prev_line_len = 0  # bytes of the last terminated line
+        self._head = bytearray()
+        self._tail = bytearray()
+        self.full_output_path: str | None = None
+        self._file: Any = None
+
+    # -- feeding ------------------------------------------------------------------------------
+
+    def add(self, chunk: bytes) -> None:
+        if not chunk:
+            return
+        self.total_bytes += len(chunk)
+        count = chunk.count(b"\n")
+        self.newlines += count
+        self.ends_with_newline = chunk.endswith(b"\n")
+        last = chunk.rfind(b"\n")
+        if last < 0:
+            self._line_len += len(chunk)
+        else:
+            before = chunk.rfind(b"\n", 0, last)
+            self._prev_line_len = last - before - 1 if before >= 0 else self._line_len + last
+            self._line_len = len(chunk) - last - 1
+        if self._file is not None:
+            self._file.write(chunk)
+        if len(self._head) < STRUCTURED_HALF:
+            take = chunk[: STRUCTURED_HALF - len(self._head)]
+            self._head += take
+            chunk = chunk[len(take) :]
+        self._tail += chunk
+        if len(self._tail) > 2 * STRUCTURED_HALF:
+            del self._tail[: len(self._tail) - STRUCTURED_HALF]
+        if self._file is None and (self.total_bytes > self.max_bytes or self.total_lines > self.max_lines):
+            self._open_file()
+
+    def _open_file(self) -> None:
+        path = os.path.join(tempfile.gettempdir(), f"pi-bash-{secrets.token_hex(8)}.log")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        self._file = os.fdopen(fd, "wb")
+        # Nothing has been dropped yet: the limits are far below the buffers' size.
+        self._file.write(bytes(self._head))
+        self._file.write(bytes(self._tail))
+        self.full_output_path = path
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    # -- reading ------------------------------------------------------------------------------
+
+    @property
+    def total_lines(self) -> int:
+        if self.total_bytes == 0:
+            return 0
+        return self.newlines + (0 if self.ends_with_newline else 1)
+
+    @property
+    def dropped(self) -> int:
+        return self.total_bytes - len(self._head) - len(self._tail)
+
+    def _last_bytes(self, size: int) -> tuple[bytes, bool]:
+        """The last ``size`` bytes and whether the byte before them is a newline (or the start)."""
+        tail = bytes(self._tail)
+        if len(tail) < size + 1 and self.dropped == 0:
+            whole = bytes(self._head) + tail
+            window = whole[-size:]
+            clean = len(whole) <= size or whole[-size - 1 : -size] == b"\n"
+            return window, clean
+        window = tail[-size:]
+        return window, tail[-size - 1 : -size] == b"\n"
+
+    def truncation(self) -> Truncation:
+        window, clean_start = self._last_bytes(self.max_bytes + 2)
+        text = window.decode("utf-8", errors="replace")
+        return tail_of(
+            text,
+            self.total_lines,
+            self.total_bytes,
+            self.max_lines,
+            self.max_bytes,
+            window_is_partial=not clean_start,
+        )
+
+    def last_line_size(self) -> int:
+        return self._line_len if self._line_len else self._prev_line_len
+
+    def display(self) -> tuple[str, dict[str, Any] | None]:
+        """The text for the model (with its notice) and ``details``."""
+        if self.total_bytes == 0:
+            return "(no output)", None
+        truncation = self.truncation()
+        text = truncation.content
+        if not truncation.truncated:
+            return text, None
+        end = truncation.total_lines
+        start = end - truncation.output_lines + 1
+        where = f"Full output: {self.full_output_path}"
+        if truncation.last_line_partial:
+            notice = (
+                f"Showing the last {format_size(truncation.output_bytes)} of line {end} "
+                f"(that line is {format_size(self.last_line_size())}). {where}"
+            )
+        elif truncation.truncated_by == "lines":
+            notice = f"Showing lines {start}-{end} of {end}. {where}"
+        else:
+            notice = f"Showing lines {start}-{end} of {end} ({format_size(self.max_bytes)} limit). {where}"
+        details = {"truncation": truncation.to_details(), "fullOutputPath": self.full_output_path}
+        return f"{text}\n\n[{notice}]", details
+
+    def structured_output(self) -> tuple[str, bool]:
+        """Up to 1 MiB of output (first and last 512 KiB when longer) and whether it was cut."""
+        if self.dropped == 0 and self.total_bytes <= 2 * STRUCTURED_HALF:
+            return (bytes(self._head) + bytes(self._tail)).decode("utf-8", errors="replace"), False
+        head = bytes(self._head).decode("utf-8", errors="replace")
+        tail_bytes = bytes(self._tail[-STRUCTURED_HALF:])
+        tail = tail_bytes.decode("utf-8", errors="replace")
+        omitted = self.total_bytes - len(self._head) - len(tail_bytes)
+        return f"{head}\n[... {omitted} bytes omitted ...]\n{tail}", True

@@ -1,0 +1,83 @@
+"""The ``ls`` tool (reference §5.8): one directory, dotfiles included, case-insensitive order."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pi_host.abort import AbortSignal
+from pi_host.toolkit import (
+    DEFAULT_MAX_BYTES,
+    FileSystem,
+    LocalFileSystem,
+    format_size,
+    os_error_text,
+    resolve_path,
+    truncate_head,
+    with_notices,
+)
+from pi_host.tools import OnUpdate, Tool, ToolContext, ToolError, ToolResult
+
+DEFAULT_LIMIT = 500
+
+
+class LsTool(Tool):
+    name = "ls"
+    label = "ls"
+    description = (
+        "List a directory's entries, dotfiles included, sorted case-insensitively; directories "
+        f"end with '/'. At most {DEFAULT_LIMIT} entries by default."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "Directory to list (default: the working directory)"},
+            "limit": {"type": "number", "description": f"Most entries to return (default {DEFAULT_LIMIT})"},
+        },
+        "required": [],
+    }
+    prompt_snippet = "List directory contents"
+    prompt_guidelines = []
+    default_active = False
+
+    def __init__(self, fs: FileSystem | None = None) -> None:
+        self.fs: FileSystem = fs or LocalFileSystem()
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: dict[str, Any],
+        signal: AbortSignal,
+        on_update: OnUpdate | None,
+        ctx: ToolContext,
+    ) -> ToolResult:
+        path_arg = str(args.get("path") or ".")
+        limit = max(1, math.floor(args["limit"])) if args.get("limit") is not None else DEFAULT_LIMIT
+        path = resolve_path(path_arg, ctx.cwd)
+        try:
+            info = await self.fs.stat(path)
+        except FileNotFoundError:
+            raise ToolError(f"Path not found: {path_arg}") from None
+        except OSError as exc:
+            raise ToolError(f"Cannot read directory {path_arg}: {os_error_text(exc)}") from None
+        if info.kind != "dir":
+            raise ToolError(f"Not a directory: {path_arg}")
+        try:
+            entries = await self.fs.list_dir(path)
+        except OSError as exc:
+            raise ToolError(f"Cannot read directory {path_arg}: {os_error_text(exc)}") from None
+        if not entries:
+            return ToolResult.text("(empty directory)")
+        entries.sort(key=lambda entry: (entry.name.lower(), entry.name))
+        more = len(entries) > limit
+        names = [entry.name + ("/" if entry.kind == "dir" else "") for entry in entries[:limit]]
+        truncation = truncate_head("\n".join(names), max_lines=1 << 62, max_bytes=DEFAULT_MAX_BYTES)
+        notices: list[str] = []
+        details: dict[str, Any] = {}
+        if more:
+            details["entryLimitReached"] = limit
+            notices.append(f"{limit} entries limit reached. Use limit={limit * 2} for more")
+        if truncation.truncated:
+            details["truncation"] = truncation.to_details()
+            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} output limit reached")
+        return ToolResult.text(with_notices(truncation.content, notices), details=details or None)

@@ -120,7 +120,10 @@ class PluginHost:
     def _chain(self, hook_name: str) -> tuple[tuple[str, Callable[..., Any], tuple[str, ...]], ...]:
         chain = self._chains.get(hook_name)
         if chain is None:
-            caller = getattr(self.pm.hook, hook_name)
+            caller = getattr(self.pm.hook, hook_name, None)
+            if caller is None:  # an event with no specific hook (e.g. auto_retry_start)
+                self._chains[hook_name] = ()
+                return ()
             # get_hookimpls() lists implementations in registration order (tryfirst/trylast
             # respected), which is our load order; pluggy itself would call them in reverse.
             chain = tuple(

@@ -1,13 +1,13 @@
 """Running an agent from Python without the CLI.
 
-    import asyncio, pi_host
+import asyncio, pi_host
 
-    async def main():
-        session = await pi_host.create_session(model="faux/faux-1", cwd=".")
-        await session.prompt("List the files")
-        print(session.last_assistant().text())
+async def main():
+    session = await pi_host.create_session(model="faux/faux-1", cwd=".")
+    await session.prompt("List the files")
+    print(session.last_assistant().text())
 
-    asyncio.run(main())
+asyncio.run(main())
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ from pi_host.protocol import (
 from pi_host.protocol.messages import ToolRef
 from pi_host.protocol.transcript import replay_system, wrap_section
 from pi_host.registrations import Command, ContextSource
+from pi_host.session_retry import AutoRetry
 from pi_host.tools import Tool, ToolContext, ToolResult
 
 Listener = Callable[[dict[str, Any]], Any]
@@ -181,6 +182,16 @@ class AgentSession:
         self._idle = asyncio.Event()
         self._idle.set()
         self._refresh_sections = True
+        self._last_entry: tuple[Any, str | None] | None = None
+        self.auto_retry_enabled = True
+        self._retry = AutoRetry(self)
+        self.compactor: Any = None
+        try:
+            from pi_host.compaction import Compactor
+        except ImportError:
+            pass
+        else:
+            self.compactor = Compactor(self)
         if not store.entries():
             self._record_initial_state()
 
@@ -228,6 +239,8 @@ class AgentSession:
                 return "queued"
             raise SessionError(STREAMING_ERROR)
         self._check_model()
+        if self.compactor is not None:
+            await self.compactor.before_prompt()
         message = self._user_message(text, images)
         prompts = await self._before_agent_start(text, images, message)
         self._start_run(prompts)
@@ -242,7 +255,10 @@ class AgentSession:
         return await self._queue_input(self._follow_up, text, images)
 
     def clear_queue(self) -> dict[str, list[str]]:
-        cleared = {"steering": [q.text for q in self._steering], "followUp": [q.text for q in self._follow_up]}
+        cleared = {
+            "steering": [q.text for q in self._steering],
+            "followUp": [q.text for q in self._follow_up],
+        }
         self._steering.clear()
         self._follow_up.clear()
         self._queue_changed()
@@ -285,7 +301,17 @@ class AgentSession:
         self.thinking_level = level
         self.tool_context.thinking_level = level
         self.store.append({"type": "thinking_level_change", "thinkingLevel": level})
-        await self.host.dispatch("thinking_level_select", {"level": level, "previousLevel": previous}, self.ctx)
+        await self.host.dispatch(
+            "thinking_level_select", {"level": level, "previousLevel": previous}, self.ctx
+        )
+
+    async def compact(self, custom_instructions: str | None = None) -> Any:
+        """Manual compaction (``/compact``): aborts the current run first (reference §7.7)."""
+        if self.compactor is None:
+            raise SessionError("No compaction support is installed")
+        if self.is_streaming:
+            await self.abort()
+        return await self.compactor.compact(custom_instructions)
 
     async def close(self, reason: str = "quit") -> None:
         if self.is_streaming:
@@ -364,7 +390,9 @@ class AgentSession:
             raise SessionError("No model selected. Use --model provider/id (see pi --list-models).")
         if self.config.api_key:
             return
-        if self.registry.needs_key(self.model.provider) and not self.registry.get_api_key(self.model.provider):
+        if self.registry.needs_key(self.model.provider) and not self.registry.get_api_key(
+            self.model.provider
+        ):
             raise SessionError(
                 f"No API key for provider {self.model.provider}: {self.registry.key_hint(self.model.provider)}"
             )
@@ -421,12 +449,34 @@ class AgentSession:
 
     async def _run(self, prompts: list[Any], controller: AbortController) -> None:
         try:
-            loop = AgentLoop(self._loop_config(controller.signal), self.messages, self._emit)
-            await loop.run(prompts)
+            next_prompts = prompts
+            while True:
+                loop = AgentLoop(self._loop_config(controller.signal), self.messages, self._emit)
+                new_messages = await loop.run(next_prompts)
+                if controller.signal.aborted:
+                    break
+                final = _last_assistant(new_messages)
+                if self._retry.pending:
+                    entry_id = (
+                        self._last_entry[1] if self._last_entry and self._last_entry[0] is final else None
+                    )
+                    if await self._retry.prepare(final, entry_id, controller.signal):
+                        next_prompts = []  # continue(): re-send the context without the failed answer
+                        continue
+                    break
+                await self._retry.finish(final)
+                if self.compactor is not None and await self.compactor.after_run(
+                    new_messages, controller.signal
+                ):
+                    next_prompts = []  # overflow recovery compacted the context: retry the prompt
+                    continue
+                break
             aborted = controller.signal.aborted
             if not aborted:
                 await self.host.dispatch(
-                    "agent_before_settle", {"outcome": "completed", "entries": [], "continue": False}, self.ctx
+                    "agent_before_settle",
+                    {"outcome": "completed", "entries": [], "continue": False},
+                    self.ctx,
                 )
             await self._emit({"type": "agent_settled", "aborted": aborted})
         finally:
@@ -451,6 +501,7 @@ class AgentSession:
             declare_tool_changes=self._declare_tool_changes,
             before_tool_call=self._before_tool_call,
             after_tool_call=self._after_tool_call,
+            prepare_next_turn=self.compactor.between_turns if self.compactor is not None else None,
             get_steering_messages=lambda: self._dequeue(self._steering, self.config.steering_mode),
             get_follow_up_messages=lambda: self._dequeue(self._follow_up, self.config.follow_up_mode),
         )
@@ -583,7 +634,9 @@ class AgentSession:
             # once per prompt: context files, skills or flags may have changed since the last one
             self._refresh_sections = False
             fresh = await self.build_sections()
-            section_patch = {name: value for name, value in fresh.items() if state.sections.get(name) != value}
+            section_patch = {
+                name: value for name, value in fresh.items() if state.sections.get(name) != value
+            }
             section_patch.update({name: None for name in state.sections if name not in fresh})
         current = {tool.name: tool for tool in declared}
         added = [
@@ -610,7 +663,7 @@ class AgentSession:
             await self._message_end(event)
         else:
             if kind == "agent_end":
-                event.setdefault("willRetry", False)
+                event["willRetry"] = self._will_retry(event.get("messages") or [])
             await self.host.dispatch(kind, event, self.ctx)
         self._notify(event)
         if self.host.has("on_event"):
@@ -643,11 +696,26 @@ class AgentSession:
                         self.messages[index] = hook_event["message"]
                         break
                 message = event["message"] = hook_event["message"]
-        self.store.append({"type": "message", "message": message.to_json()})
+        stored = self.store.append({"type": "message", "message": message.to_json()})
+        self._last_entry = (message, stored.get("id") if isinstance(stored, dict) else None)
+
+    def _will_retry(self, new_messages: list[Any]) -> bool:
+        if self._controller is not None and self._controller.signal.aborted:
+            return False
+        final = _last_assistant(new_messages)
+        if self._retry.decide(final):
+            return True
+        return bool(self.compactor is not None and self.compactor.will_retry(final))
+
+    async def emit_event(self, event: dict[str, Any]) -> None:
+        """Emit a session event (plugins, listeners, JSON mode) from session-level machinery."""
+        await self._emit(event)
 
     def _record_initial_state(self) -> None:
         if self.model is not None:
-            self.store.append({"type": "model_change", "provider": self.model.provider, "modelId": self.model.id})
+            self.store.append(
+                {"type": "model_change", "provider": self.model.provider, "modelId": self.model.id}
+            )
         self.store.append({"type": "thinking_level_change", "thinkingLevel": self.thinking_level})
 
     def _select_tools(self) -> dict[str, Tool]:
@@ -659,8 +727,17 @@ class AgentSession:
             if isinstance(default, list):
                 allow = [str(name) for name in default]
         if allow is None:
-            return {name: tool for name, tool in self.all_tools.items() if getattr(tool, "default_active", True)}
+            return {
+                name: tool for name, tool in self.all_tools.items() if getattr(tool, "default_active", True)
+            }
         return {name: self.all_tools[name] for name in allow if name in self.all_tools}
+
+
+def _last_assistant(messages: list[Any]) -> Any:
+    for message in reversed(messages):
+        if getattr(message, "role", None) == "assistant":
+            return message
+    return None
 
 
 def resolve_cwd(cwd: str | None) -> str:

@@ -54,4 +54,8 @@ def event_json(event: dict[str, Any]) -> dict[str, Any]:
 def encode_line(record: dict[str, Any]) -> bytes:
     """One JSONL record. orjson leaves U+2028/U+2029 raw, which is valid JSON and not a separator
     for a reader that splits on ``\\n`` only."""
-    return orjson.dumps(event_json(record), default=_default, option=orjson.OPT_APPEND_NEWLINE | orjson.OPT_PASSTHROUGH_DATACLASS)
+    return orjson.dumps(
+        event_json(record),
+        default=_default,
+        option=orjson.OPT_APPEND_NEWLINE | orjson.OPT_PASSTHROUGH_DATACLASS,
+    )

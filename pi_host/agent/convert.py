@@ -12,12 +12,8 @@ from pi_host.protocol import ImageContent, TextContent, UserMessage
 
 _PASS_THROUGH = frozenset({"system", "user", "assistant", "toolResult"})
 
-COMPACTION_PREFIX = (
-    "The conversation history before this point was compacted into the following summary:"
-)
-BRANCH_PREFIX = (
-    "The following is a summary of a branch that this conversation came back from:"
-)
+COMPACTION_PREFIX = "The conversation history before this point was compacted into the following summary:"
+BRANCH_PREFIX = "The following is a summary of a branch that this conversation came back from:"
 
 
 def bash_execution_text(message: Any) -> str:
@@ -43,7 +39,9 @@ def convert_to_llm(messages: list[Any], block_images: bool = False) -> list[Any]
         elif role == "bashExecution":
             if message.exclude_from_context:
                 continue
-            converted = UserMessage(content=[TextContent(text=bash_execution_text(message))], timestamp=message.timestamp)
+            converted = UserMessage(
+                content=[TextContent(text=bash_execution_text(message))], timestamp=message.timestamp
+            )
         elif role == "custom":
             content = message.content
             if isinstance(content, str):

@@ -225,7 +225,11 @@ class AgentLoop:
                     return event.message if kind == "done" else event.error
                 else:
                     await self.emit(
-                        {"type": "message_update", "message": state["partial"], "assistantMessageEvent": event}
+                        {
+                            "type": "message_update",
+                            "message": state["partial"],
+                            "assistantMessageEvent": event,
+                        }
                     )
             raise RuntimeError("provider stream ended without a done or error event")
 
@@ -272,7 +276,12 @@ class AgentLoop:
         results = []
         for call in calls:
             await self.emit(
-                {"type": "tool_execution_start", "toolCallId": call.id, "toolName": call.name, "args": call.arguments}
+                {
+                    "type": "tool_execution_start",
+                    "toolCallId": call.id,
+                    "toolName": call.name,
+                    "args": call.arguments,
+                }
             )
             prepared = _Prepared(call=call, immediate=_error(text))
             results.append(await self._finish(prepared, prepared.immediate))
@@ -318,7 +327,12 @@ class AgentLoop:
     async def _prepare(self, call: ToolCall) -> _Prepared:
         cfg = self.config
         await self.emit(
-            {"type": "tool_execution_start", "toolCallId": call.id, "toolName": call.name, "args": call.arguments}
+            {
+                "type": "tool_execution_start",
+                "toolCallId": call.id,
+                "toolName": call.name,
+                "args": call.arguments,
+            }
         )
         prepared = _Prepared(call=call)
         if cfg.signal.aborted:
@@ -330,9 +344,7 @@ class AgentLoop:
             return prepared
         prepared.tool = tool
         if call.arguments_error:
-            prepared.immediate = _error(
-                f'Invalid arguments for tool "{call.name}": {call.arguments_error}'
-            )
+            prepared.immediate = _error(f'Invalid arguments for tool "{call.name}": {call.arguments_error}')
             return prepared
         try:
             args = tool.prepare_arguments(json.loads(json.dumps(call.arguments)))

@@ -70,7 +70,10 @@ class RunRequest:
 def _build_app(result: RunArgs, plugin_flags: list[CliFlag]) -> typer.Typer:
     epilog = ""
     if plugin_flags:
-        lines = [f"  --{f.name}{' ' + ', '.join(f.aliases) if f.aliases else ''}  {f.description}" for f in plugin_flags]
+        lines = [
+            f"  --{f.name}{' ' + ', '.join(f.aliases) if f.aliases else ''}  {f.description}"
+            for f in plugin_flags
+        ]
         epilog = "Plugin flags:\n\n" + "\n\n".join(lines)
     app = typer.Typer(add_completion=False, rich_markup_mode=None)
 
@@ -101,11 +104,17 @@ def _build_app(result: RunArgs, plugin_flags: list[CliFlag]) -> typer.Typer:
         session_dir: str = typer.Option(None, "--session-dir", help="Directory for session files."),
         no_session: bool = typer.Option(False, "--no-session", help="Keep the session in memory only."),
         name: str = typer.Option(None, "--name", "-n", help="Name the session."),
-        tools: str = typer.Option(None, "--tools", "-t", help="Comma list of tools (allowlist, +name/-name)."),
-        exclude_tools: str = typer.Option(None, "--exclude-tools", "-xt", help="Comma list of tools to drop."),
+        tools: str = typer.Option(
+            None, "--tools", "-t", help="Comma list of tools (allowlist, +name/-name)."
+        ),
+        exclude_tools: str = typer.Option(
+            None, "--exclude-tools", "-xt", help="Comma list of tools to drop."
+        ),
         no_builtin_tools: bool = typer.Option(False, "--no-builtin-tools", "-nbt", help="No built-in tools."),
         no_tools: bool = typer.Option(False, "--no-tools", "-nt", help="No tools at all."),
-        extensions: list[str] = typer.Option([], "--extension", "-e", help="Load a plugin file (repeatable)."),
+        extensions: list[str] = typer.Option(
+            [], "--extension", "-e", help="Load a plugin file (repeatable)."
+        ),
         no_extensions: bool = typer.Option(False, "--no-extensions", "-ne", help="Only built-in plugins."),
         approve: bool = typer.Option(False, "--approve", "-a", help="Trust this project's resources."),
         no_approve: bool = typer.Option(False, "--no-approve", "-na", help="Do not trust this project."),
@@ -147,7 +156,9 @@ def _prescan(argv: list[str]) -> dict[str, Any]:
     return found
 
 
-def extract_plugin_flags(argv: list[str], flags: list[CliFlag]) -> tuple[list[str], dict[str, Any], list[str]]:
+def extract_plugin_flags(
+    argv: list[str], flags: list[CliFlag]
+) -> tuple[list[str], dict[str, Any], list[str]]:
     """Take registered plugin flags out of argv. Returns (rest, values, unknown-short-flag errors)."""
     by_token: dict[str, CliFlag] = {}
     for flag in flags:
@@ -334,7 +345,9 @@ async def _run(
         if provider:
             registry.runtime_keys[provider] = args.api_key
     store_options = {
-        "session_dir": args.session_dir or os.environ.get("PI_CODING_AGENT_SESSION_DIR") or settings.get("sessionDir"),
+        "session_dir": args.session_dir
+        or os.environ.get("PI_CODING_AGENT_SESSION_DIR")
+        or settings.get("sessionDir"),
         "session": args.session,
         "continue_recent": args.continue_recent,
         "fork": args.fork,

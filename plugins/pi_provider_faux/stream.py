@@ -74,7 +74,12 @@ def _echo(messages: list[Any]) -> dict[str, Any]:
 
 async def stream(model: Any, context: Any, options: Any):
     script.requests.append(
-        {"model": model.id, "messages": list(context.messages), "tools": list(context.tools), "options": options}
+        {
+            "model": model.id,
+            "messages": list(context.messages),
+            "tools": list(context.tools),
+            "options": options,
+        }
     )
     response = script.next_response(context) or _echo(context.messages)
     partial = AssistantMessage(api=model.api, provider=model.provider, model=model.id, stop_reason="pending")

@@ -23,7 +23,18 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "extension_examples" / "pi-guard
 def installed_guard(tmp_path_factory):
     target = tmp_path_factory.mktemp("site")
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--target", str(target), str(EXAMPLE)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(target),
+            str(EXAMPLE),
+        ],
         check=True,
         capture_output=True,
         timeout=300,
@@ -50,7 +61,13 @@ class FakeBashPlugin:
 
 def test_pip_installed_plugin_is_listed(installed_guard):
     env = dict(os.environ, PYTHONPATH=str(installed_guard))
-    out = subprocess.run([sys.executable, "-m", "pi_host", "plugins", "--json"], capture_output=True, text=True, env=env, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "pi_host", "plugins", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     rows = {row["name"]: row for row in json.loads(out.stdout)}
     assert rows["guard"]["source"] == "installed"
     assert rows["guard"]["origin"] == "pi-guard" and rows["guard"]["version"] == "0.1.0"
@@ -59,11 +76,20 @@ def test_pip_installed_plugin_is_listed(installed_guard):
 
 async def test_guard_blocks_dangerous_commands(installed_guard, monkeypatch):
     monkeypatch.syspath_prepend(str(installed_guard))
-    faux.set_responses([
-        {"toolCalls": [{"name": "bash", "arguments": {"command": "rm -rf /"}}, {"name": "bash", "arguments": {"command": "ls"}}]},
-        {"text": "ok"},
-    ])
-    session = await pi_host.create_session(model="faux/faux-1", tools=["bash"], plugins=[FakeBashPlugin()], settings={})
+    faux.set_responses(
+        [
+            {
+                "toolCalls": [
+                    {"name": "bash", "arguments": {"command": "rm -rf /"}},
+                    {"name": "bash", "arguments": {"command": "ls"}},
+                ]
+            },
+            {"text": "ok"},
+        ]
+    )
+    session = await pi_host.create_session(
+        model="faux/faux-1", tools=["bash"], plugins=[FakeBashPlugin()], settings={}
+    )
     await session.prompt("clean up")
     results = [m for m in session.messages if m.role == "toolResult"]
     assert results[0].is_error and "pi-guard refused" in results[0].content[0].text
@@ -71,8 +97,14 @@ async def test_guard_blocks_dangerous_commands(installed_guard, monkeypatch):
     assert await session.prompt("/guard") == "handled"
     assert session.guard_report == ["rm -rf /"]
     flagged = await pi_host.create_session(
-        model="faux/faux-1", tools=["bash"], plugins=[FakeBashPlugin()], settings={}, flags={"guard-allow": True}
+        model="faux/faux-1",
+        tools=["bash"],
+        plugins=[FakeBashPlugin()],
+        settings={},
+        flags={"guard-allow": True},
     )
-    faux.set_responses([{"toolCalls": [{"name": "bash", "arguments": {"command": "rm -rf /"}}]}, {"text": "ok"}])
+    faux.set_responses(
+        [{"toolCalls": [{"name": "bash", "arguments": {"command": "rm -rf /"}}]}, {"text": "ok"}]
+    )
     await flagged.prompt("clean up")
     assert [m for m in flagged.messages if m.role == "toolResult"][0].content[0].text == "ran rm -rf /"

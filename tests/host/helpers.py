@@ -16,14 +16,20 @@ class EchoTool(Tool):
     description = "Echo text back"
     parameters = {
         "type": "object",
-        "properties": {"text": {"type": "string"}, "times": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "string"}}},
+        "properties": {
+            "text": {"type": "string"},
+            "times": {"type": "integer"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
         "required": ["text"],
     }
 
     async def execute(self, tool_call_id, args, signal, on_update, ctx):
         if on_update:
             await on_update(ToolResult(content=[TextContent(text="partial")]))
-        return ToolResult(content=[TextContent(text=args["text"] * args.get("times", 1))], details={"args": args})
+        return ToolResult(
+            content=[TextContent(text=args["text"] * args.get("times", 1))], details={"args": args}
+        )
 
 
 class SleepTool(Tool):
@@ -31,7 +37,10 @@ class SleepTool(Tool):
 
     name = "sleep"
     description = "Sleep"
-    parameters = {"type": "object", "properties": {"seconds": {"type": "number"}, "label": {"type": "string"}}}
+    parameters = {
+        "type": "object",
+        "properties": {"seconds": {"type": "number"}, "label": {"type": "string"}},
+    }
 
     def __init__(self, log: list[str] | None = None) -> None:
         self.log = log if log is not None else []

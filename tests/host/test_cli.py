@@ -15,7 +15,7 @@ from pi_host import __version__
 
 BIN = Path(sys.executable).parent
 
-TOOL_PLUGIN = '''
+TOOL_PLUGIN = """
 from pi_host import hookimpl
 from pi_host.tools import Tool, ToolResult
 from pi_host.protocol import TextContent
@@ -33,7 +33,7 @@ class Shout(Tool):
 @hookimpl
 def register_tools():
     return [Shout()]
-'''
+"""
 
 
 def pi(*args: str, script=None, stdin: str | None = None, env: dict | None = None, module=True):
@@ -43,7 +43,12 @@ def pi(*args: str, script=None, stdin: str | None = None, env: dict | None = Non
     full_env.update(env or {})
     command = [sys.executable, "-m", "pi_host", *args] if module else [str(BIN / "pi"), *args]
     return subprocess.run(
-        command, input=stdin if stdin is not None else "", capture_output=True, text=True, env=full_env, timeout=60
+        command,
+        input=stdin if stdin is not None else "",
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=60,
     )
 
 
@@ -55,7 +60,11 @@ def tool_plugin(tmp_path):
 
 
 def test_version_from_every_entry_point():
-    for command in ([str(BIN / "pi"), "--version"], [str(BIN / "pi-host"), "--version"], [sys.executable, "-m", "pi_host", "-v"]):
+    for command in (
+        [str(BIN / "pi"), "--version"],
+        [str(BIN / "pi-host"), "--version"],
+        [sys.executable, "-m", "pi_host", "-v"],
+    ):
         out = subprocess.run(command, capture_output=True, text=True, timeout=30)
         assert out.returncode == 0 and out.stdout == f"{__version__}\n"
 
@@ -63,7 +72,15 @@ def test_version_from_every_entry_point():
 def test_help_lists_host_options():
     out = pi("--help", module=False)
     assert out.returncode == 0
-    for option in ("--model", "--mode", "--print", "--tools", "--no-tools", "--extension", "--strict-plugins"):
+    for option in (
+        "--model",
+        "--mode",
+        "--print",
+        "--tools",
+        "--no-tools",
+        "--extension",
+        "--strict-plugins",
+    ):
         assert option in out.stdout
 
 
@@ -98,7 +115,9 @@ def test_json_mode_prints_header_then_every_event(tool_plugin):
         {"toolCalls": [{"name": "shout", "arguments": {"word": "hey"}, "id": "call_1"}]},
         {"text": "done"},
     ]
-    out = pi("--mode", "json", "--model", "faux/faux-1", "-e", tool_plugin, "--tools", "shout", "go", script=script)
+    out = pi(
+        "--mode", "json", "--model", "faux/faux-1", "-e", tool_plugin, "--tools", "shout", "go", script=script
+    )
     assert out.returncode == 0, out.stderr
     records = [json.loads(line) for line in out.stdout.split("\n") if line]
     header = records[0]
@@ -108,10 +127,19 @@ def test_json_mode_prints_header_then_every_event(tool_plugin):
     updates = [r for r in records if r["type"] == "message_update"]
     assert updates and all(set(u) == {"type", "usage", "assistantMessageEvent"} for u in updates)
     start = next(u for u in updates if u["assistantMessageEvent"]["type"] == "toolcall_start")
-    assert start["assistantMessageEvent"] == {"type": "toolcall_start", "contentIndex": 0, "id": "call_1", "toolName": "shout"}
+    assert start["assistantMessageEvent"] == {
+        "type": "toolcall_start",
+        "contentIndex": 0,
+        "id": "call_1",
+        "toolName": "shout",
+    }
     tool_end = next(r for r in records if r["type"] == "tool_execution_end")
-    assert tool_end["result"] == {"content": [{"type": "text", "text": "HEY"}]} and tool_end["isError"] is False
-    first_assistant = next(r for r in records if r["type"] == "message_start" and r["message"]["role"] == "assistant")
+    assert (
+        tool_end["result"] == {"content": [{"type": "text", "text": "HEY"}]} and tool_end["isError"] is False
+    )
+    first_assistant = next(
+        r for r in records if r["type"] == "message_start" and r["message"]["role"] == "assistant"
+    )
     assert first_assistant["message"]["stopReason"] == "pending"
     ends = [r["message"] for r in records if r["type"] == "message_end"]
     assert [m["role"] for m in ends] == ["system", "user", "assistant", "toolResult", "assistant"]
@@ -123,10 +151,10 @@ def test_json_mode_prints_header_then_every_event(tool_plugin):
 
 
 def test_errors_go_to_stderr_with_exit_1():
-    out = pi("-p", "--model", "faux/faux-1", "hi", script=[{"error": "upstream exploded"}])
+    out = pi("-p", "--model", "faux/faux-1", "hi", script=[{"error": "invalid request: unknown field foo"}])
     assert out.returncode == 1
     assert out.stdout == ""
-    assert out.stderr.strip() == "pi: upstream exploded"
+    assert out.stderr.strip() == "pi: invalid request: unknown field foo"
 
 
 def test_length_stop_prints_partial_text_and_exits_1():
@@ -141,13 +169,15 @@ def test_piped_stdin_becomes_the_prompt():
 
 def test_a_broken_plugin_is_named_in_one_line_and_the_run_goes_on(tmp_path):
     broken = tmp_path / "exploding.py"
-    broken.write_text(textwrap.dedent('''
+    broken.write_text(
+        textwrap.dedent("""
         from pi_host import hookimpl
 
         @hookimpl
         def on_agent_start(event):
             raise ValueError("handler blew up")
-    '''))
+    """)
+    )
     out = pi("-p", "--model", "faux/faux-1", "-e", str(broken), "hello")
     assert out.returncode == 0 and out.stdout == "faux: hello\n"
     lines = out.stderr.strip().splitlines()

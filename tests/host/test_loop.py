@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 
-import pytest
 import pi_provider_faux as faux
+import pytest
 
 from pi_host import hookimpl
 from pi_host.session import SessionError
@@ -19,37 +19,67 @@ def call(name, args, id=None):
 
 
 async def test_event_sequence_of_a_multi_turn_tool_run():
-    faux.set_responses([
-        {"toolCalls": [call("echo", {"text": "hi"})]},
-        {"thinking": "now answer", "toolCalls": [call("echo", {"text": "again"})]},
-        {"text": "done: {{lastToolResult}}"},
-    ])
+    faux.set_responses(
+        [
+            {"toolCalls": [call("echo", {"text": "hi"})]},
+            {"thinking": "now answer", "toolCalls": [call("echo", {"text": "again"})]},
+            {"text": "done: {{lastToolResult}}"},
+        ]
+    )
     session = await new_session(EchoTool())
     events = record(session)
     assert await session.prompt("go") == "started"
     assert shape(events) == [
-        "agent_start", "turn_start",
-        "message_start(system)", "message_end(system)",
-        "message_start(user)", "message_end(user)",
-        "message_start(assistant)", "message_update*", "message_end(assistant)",
-        "tool_execution_start", "tool_execution_update", "tool_execution_end",
-        "message_start(toolResult)", "message_end(toolResult)",
-        "turn_end", "turn_start",
-        "message_start(assistant)", "message_update*", "message_end(assistant)",
-        "tool_execution_start", "tool_execution_update", "tool_execution_end",
-        "message_start(toolResult)", "message_end(toolResult)",
-        "turn_end", "turn_start",
-        "message_start(assistant)", "message_update*", "message_end(assistant)",
-        "turn_end", "agent_end", "agent_settled",
+        "agent_start",
+        "turn_start",
+        "message_start(system)",
+        "message_end(system)",
+        "message_start(user)",
+        "message_end(user)",
+        "message_start(assistant)",
+        "message_update*",
+        "message_end(assistant)",
+        "tool_execution_start",
+        "tool_execution_update",
+        "tool_execution_end",
+        "message_start(toolResult)",
+        "message_end(toolResult)",
+        "turn_end",
+        "turn_start",
+        "message_start(assistant)",
+        "message_update*",
+        "message_end(assistant)",
+        "tool_execution_start",
+        "tool_execution_update",
+        "tool_execution_end",
+        "message_start(toolResult)",
+        "message_end(toolResult)",
+        "turn_end",
+        "turn_start",
+        "message_start(assistant)",
+        "message_update*",
+        "message_end(assistant)",
+        "turn_end",
+        "agent_end",
+        "agent_settled",
     ]
     first_start = next(e for e in events if e["type"] == "message_start" and e["message"].role == "assistant")
-    assert first_start["message"].stop_reason in ("pending", "toolUse")  # pending when emitted (mutated later)
+    assert first_start["message"].stop_reason in (
+        "pending",
+        "toolUse",
+    )  # pending when emitted (mutated later)
     assert session.last_assistant().text() == "done: again"
     ends = [e for e in events if e["type"] == "turn_end"]
     assert [len(e["toolResults"]) for e in ends] == [1, 1, 0]
     agent_end = next(e for e in events if e["type"] == "agent_end")
     assert [m.role for m in agent_end["messages"]] == [
-        "system", "user", "assistant", "toolResult", "assistant", "toolResult", "assistant"
+        "system",
+        "user",
+        "assistant",
+        "toolResult",
+        "assistant",
+        "toolResult",
+        "assistant",
     ]
     assert agent_end["willRetry"] is False
     assert events[-1] == {"type": "agent_settled", "aborted": False}
@@ -62,24 +92,45 @@ async def test_pending_stop_reason_is_visible_at_message_start():
     faux.set_responses([{"text": "hello world, this is long enough"}])
     session = await new_session()
     seen = []
-    session.subscribe(lambda e: seen.append(e["message"].stop_reason) if e["type"] == "message_start" and e["message"].role == "assistant" else None)
+    session.subscribe(
+        lambda e: (
+            seen.append(e["message"].stop_reason)
+            if e["type"] == "message_start" and e["message"].role == "assistant"
+            else None
+        )
+    )
     await session.prompt("hi")
     assert seen == ["pending"]
-    stored = [e["message"] for e in session.store.entries() if e["type"] == "message" and e["message"]["role"] == "assistant"]
+    stored = [
+        e["message"]
+        for e in session.store.entries()
+        if e["type"] == "message" and e["message"]["role"] == "assistant"
+    ]
     assert stored[0]["stopReason"] == "stop"
 
 
 async def test_parallel_results_in_source_order_ends_in_completion_order():
     log = []
-    faux.set_responses([
-        {"toolCalls": [call("sleep", {"seconds": 0.15, "label": "slow"}, "c1"), call("sleep", {"seconds": 0.01, "label": "fast"}, "c2")]},
-        {"text": "ok"},
-    ])
+    faux.set_responses(
+        [
+            {
+                "toolCalls": [
+                    call("sleep", {"seconds": 0.15, "label": "slow"}, "c1"),
+                    call("sleep", {"seconds": 0.01, "label": "fast"}, "c2"),
+                ]
+            },
+            {"text": "ok"},
+        ]
+    )
     session = await new_session(SleepTool(log))
     events = record(session)
     await session.prompt("go")
     ends = [e["toolCallId"] for e in events if e["type"] == "tool_execution_end"]
-    results = [e["message"].tool_call_id for e in events if e["type"] == "message_end" and e["message"].role == "toolResult"]
+    results = [
+        e["message"].tool_call_id
+        for e in events
+        if e["type"] == "message_end" and e["message"].role == "toolResult"
+    ]
     assert ends == ["c2", "c1"]
     assert results == ["c1", "c2"]
     assert log[:2] == ["start:slow", "start:fast"]  # ran concurrently
@@ -89,10 +140,17 @@ async def test_parallel_results_in_source_order_ends_in_completion_order():
 
 async def test_a_sequential_tool_forces_the_batch_to_run_one_at_a_time():
     log = []
-    faux.set_responses([
-        {"toolCalls": [call("sleep", {"seconds": 0.05, "label": "a"}), call("serial", {"seconds": 0.0, "label": "b"})]},
-        {"text": "ok"},
-    ])
+    faux.set_responses(
+        [
+            {
+                "toolCalls": [
+                    call("sleep", {"seconds": 0.05, "label": "a"}),
+                    call("serial", {"seconds": 0.0, "label": "b"}),
+                ]
+            },
+            {"text": "ok"},
+        ]
+    )
     session = await new_session(SleepTool(log), SequentialTool(log))
     await session.prompt("go")
     assert log == ["start:a", "end:a", "start:b", "end:b"]
@@ -100,12 +158,19 @@ async def test_a_sequential_tool_forces_the_batch_to_run_one_at_a_time():
 
 async def test_steering_arrives_after_the_whole_batch_one_at_a_time():
     log = []
-    faux.set_responses([
-        {"toolCalls": [call("sleep", {"seconds": 0.1, "label": "a"}), call("sleep", {"seconds": 0.1, "label": "b"})]},
-        {"text": "first"},
-        {"text": "second"},
-        {"text": "third"},
-    ])
+    faux.set_responses(
+        [
+            {
+                "toolCalls": [
+                    call("sleep", {"seconds": 0.1, "label": "a"}),
+                    call("sleep", {"seconds": 0.1, "label": "b"}),
+                ]
+            },
+            {"text": "first"},
+            {"text": "second"},
+            {"text": "third"},
+        ]
+    )
     session = await new_session(SleepTool(log))
     events = record(session)
     await session.prompt("go", wait=False)
@@ -117,8 +182,16 @@ async def test_steering_arrives_after_the_whole_batch_one_at_a_time():
     assert [u["message"].content[0].text for u in users] == ["go", "steer one", "steer two"]
     order = shape(events)
     # both tool results land before the first steering message
-    first_steer = next(i for i, e in enumerate(events) if e["type"] == "message_end" and e["message"].role == "user" and e["message"].content[0].text == "steer one")
-    results = [i for i, e in enumerate(events) if e["type"] == "message_end" and e["message"].role == "toolResult"]
+    first_steer = next(
+        i
+        for i, e in enumerate(events)
+        if e["type"] == "message_end"
+        and e["message"].role == "user"
+        and e["message"].content[0].text == "steer one"
+    )
+    results = [
+        i for i, e in enumerate(events) if e["type"] == "message_end" and e["message"].role == "toolResult"
+    ]
     assert len(results) == 2 and max(results) < first_steer
     assert order.count("turn_start") == 3  # the tool turn, then one turn per steering message
     assert len(faux.requests) == 3
@@ -127,7 +200,9 @@ async def test_steering_arrives_after_the_whole_batch_one_at_a_time():
 
 
 async def test_steering_mode_all_delivers_the_queue_in_one_turn():
-    faux.set_responses([{"toolCalls": [call("sleep", {"seconds": 0.1, "label": "a"})]}, {"text": "x"}, {"text": "y"}])
+    faux.set_responses(
+        [{"toolCalls": [call("sleep", {"seconds": 0.1, "label": "a"})]}, {"text": "x"}, {"text": "y"}]
+    )
     session = await new_session(SleepTool(), settings={"steeringMode": "all"})
     events = record(session)
     await session.prompt("go", wait=False)
@@ -142,11 +217,13 @@ async def test_steering_mode_all_delivers_the_queue_in_one_turn():
 
 
 async def test_follow_ups_wait_until_the_agent_would_stop():
-    faux.set_responses([
-        {"toolCalls": [call("sleep", {"seconds": 0.1, "label": "a"})]},
-        {"text": "answer one"},
-        {"text": "answer two"},
-    ])
+    faux.set_responses(
+        [
+            {"toolCalls": [call("sleep", {"seconds": 0.1, "label": "a"})]},
+            {"text": "answer one"},
+            {"text": "answer two"},
+        ]
+    )
     session = await new_session(SleepTool())
     events = record(session)
     await session.prompt("go", wait=False)
@@ -169,15 +246,19 @@ async def test_prompt_while_streaming_needs_a_behaviour():
 
 
 async def test_validation_coerces_and_reports_each_bad_field():
-    faux.set_responses([
-        {"toolCalls": [call("echo", {"text": "ab", "times": "3", "tags": "solo"})]},
-        {"toolCalls": [call("echo", {"times": "many", "tags": [1, {"x": 1}]})]},
-        {"text": "fine"},
-    ])
+    faux.set_responses(
+        [
+            {"toolCalls": [call("echo", {"text": "ab", "times": "3", "tags": "solo"})]},
+            {"toolCalls": [call("echo", {"times": "many", "tags": [1, {"x": 1}]})]},
+            {"text": "fine"},
+        ]
+    )
     session = await new_session(EchoTool())
     events = record(session)
     await session.prompt("go")
-    results = [e["message"] for e in events if e["type"] == "message_end" and e["message"].role == "toolResult"]
+    results = [
+        e["message"] for e in events if e["type"] == "message_end" and e["message"].role == "toolResult"
+    ]
     assert results[0].is_error is False
     assert results[0].content[0].text == "ababab"
     assert results[0].details == {"args": {"text": "ab", "times": 3, "tags": ["solo"]}}
@@ -188,15 +269,25 @@ async def test_validation_coerces_and_reports_each_bad_field():
     assert "  - tags.1: must be string, got object" in text
     assert text.endswith(json.dumps({"times": "many", "tags": [1, {"x": 1}]}, indent=2))
     # coercion copies: the transcript keeps what the model sent
-    call_args = [e["message"] for e in events if e["type"] == "message_end" and e["message"].role == "assistant"][0]
+    call_args = [
+        e["message"] for e in events if e["type"] == "message_end" and e["message"].role == "assistant"
+    ][0]
     assert call_args.tool_calls()[0].arguments["times"] == "3"
 
 
 async def test_unknown_tools_bad_json_and_raising_tools_become_error_results():
-    faux.set_responses([
-        {"toolCalls": [call("nope", {}), {"name": "echo", "rawArguments": '{"text": "unterminated'}, call("fail", {})]},
-        {"text": "ok"},
-    ])
+    faux.set_responses(
+        [
+            {
+                "toolCalls": [
+                    call("nope", {}),
+                    {"name": "echo", "rawArguments": '{"text": "unterminated'},
+                    call("fail", {}),
+                ]
+            },
+            {"text": "ok"},
+        ]
+    )
     session = await new_session(EchoTool(), FailTool())
     await session.prompt("go")
     results = [m for m in session.messages if m.role == "toolResult"]
@@ -207,10 +298,12 @@ async def test_unknown_tools_bad_json_and_raising_tools_become_error_results():
 
 
 async def test_length_stop_runs_no_tools_and_records_an_error_per_call():
-    faux.set_responses([
-        {"toolCalls": [call("echo", {"text": "a"}), call("echo", {"text": "b"})], "stopReason": "length"},
-        {"text": "retrying later"},
-    ])
+    faux.set_responses(
+        [
+            {"toolCalls": [call("echo", {"text": "a"}), call("echo", {"text": "b"})], "stopReason": "length"},
+            {"text": "retrying later"},
+        ]
+    )
     session = await new_session(EchoTool())
     events = record(session)
     await session.prompt("go")
@@ -225,7 +318,16 @@ async def test_length_stop_runs_no_tools_and_records_an_error_per_call():
 
 async def test_abort_mid_tool_leaves_every_call_answered():
     log = []
-    faux.set_responses([{"toolCalls": [call("sleep", {"seconds": 5, "label": "long"}), call("sleep", {"seconds": 5, "label": "other"})]}])
+    faux.set_responses(
+        [
+            {
+                "toolCalls": [
+                    call("sleep", {"seconds": 5, "label": "long"}),
+                    call("sleep", {"seconds": 5, "label": "other"}),
+                ]
+            }
+        ]
+    )
     session = await new_session(SleepTool(log))
     events = record(session)
     await session.prompt("go", wait=False)
@@ -265,7 +367,9 @@ async def test_terminating_results_skip_the_follow_up_request():
         def on_tool_result(self, event):
             return {"terminate": True}
 
-    faux.set_responses([{"toolCalls": [call("echo", {"text": "x"}), call("echo", {"text": "y"})]}, {"text": "never"}])
+    faux.set_responses(
+        [{"toolCalls": [call("echo", {"text": "x"}), call("echo", {"text": "y"})]}, {"text": "never"}]
+    )
     session = await new_session(EchoTool(), plugins=[TerminateAll()])
     await session.prompt("go")
     assert len(faux.requests) == 1
@@ -285,7 +389,9 @@ async def test_tool_call_hook_blocks_and_tool_result_hook_patches():
         def on_tool_result(self, event):
             return {"content": [{"type": "text", "text": event["content"][0].text + "!"}]}
 
-    faux.set_responses([{"toolCalls": [call("echo", {"text": "rm -rf"}), call("echo", {"text": "ok"})]}, {"text": "done"}])
+    faux.set_responses(
+        [{"toolCalls": [call("echo", {"text": "rm -rf"}), call("echo", {"text": "ok"})]}, {"text": "done"}]
+    )
     session = await new_session(EchoTool(), plugins=[Guard()])
     await session.prompt("go")
     results = [m for m in session.messages if m.role == "toolResult"]
@@ -328,12 +434,12 @@ async def test_input_handled_and_transform():
 
 
 async def test_provider_errors_end_the_run_and_are_kept():
-    faux.set_responses([{"text": "partial", "error": "503 service unavailable"}])
+    faux.set_responses([{"text": "partial", "error": "400 invalid request"}])
     session = await new_session()
     events = record(session)
     await session.prompt("go")
     final = session.last_assistant()
-    assert final.stop_reason == "error" and final.error_message == "503 service unavailable"
+    assert final.stop_reason == "error" and final.error_message == "400 invalid request"
     assert final.text() == "partial"
     assert [e["type"] for e in events][-3:] == ["turn_end", "agent_end", "agent_settled"]
 
@@ -360,7 +466,12 @@ async def test_changed_sections_and_tools_are_declared_as_a_patch():
 
         @hookimpl
         def register_context_sources(self):
-            return [ContextSource(name="notes", sections=lambda ctx: {"preamble": "base", "notes": f"<notes>\n{state['note']}\n</notes>"})]
+            return [
+                ContextSource(
+                    name="notes",
+                    sections=lambda ctx: {"preamble": "base", "notes": f"<notes>\n{state['note']}\n</notes>"},
+                )
+            ]
 
     faux.set_responses([{"text": "a"}, {"text": "b"}, {"text": "c"}])
     session = await new_session(EchoTool(), SleepTool(), plugins=[Source()])
@@ -371,11 +482,52 @@ async def test_changed_sections_and_tools_are_declared_as_a_patch():
     await session.prompt("three")
     systems = [m for m in session.messages if m.role == "system"]
     assert len(systems) == 2
-    assert systems[0].sections == {"preamble": "base", "notes": "<notes>\nfirst\n</notes>"}
+    assert systems[0].sections["notes"] == "<notes>\nfirst\n</notes>"
     assert systems[1].sections == {"notes": "<notes>\nsecond\n</notes>"}
     assert [t.name for t in systems[1].tools_removed] == ["sleep"] and systems[1].tools_added is None
     from pi_host.protocol.transcript import replay_system
 
     replayed = replay_system(faux.requests[-1]["messages"])
-    assert replayed.render() == "base\n\n<notes>\nsecond\n</notes>"
+    assert "<notes>\nsecond\n</notes>" in replayed.render() and "first" not in replayed.render()
     assert list(replayed.tools) == ["echo"]
+
+
+async def test_transient_errors_are_retried_with_backoff_and_hidden_from_the_model():
+    faux.set_responses(
+        [{"error": "503 service unavailable"}, {"error": "overloaded_error"}, {"text": "finally"}]
+    )
+    session = await new_session(settings={"retry": {"baseDelayMs": 10}})
+    events = record(session)
+    await session.prompt("go")
+    assert session.last_assistant().text() == "finally"
+    retries = [e for e in events if e["type"].startswith("auto_retry")]
+    assert [(e["type"], e["attempt"]) for e in retries] == [
+        ("auto_retry_start", 1),
+        ("auto_retry_start", 2),
+        ("auto_retry_end", 2),
+    ]
+    assert [e["delayMs"] for e in retries[:2]] == [10, 20] and retries[2]["success"] is True
+    agent_ends = [e["willRetry"] for e in events if e["type"] == "agent_end"]
+    assert agent_ends == [True, True, False]
+    # the failed answers stay in the store but the model never sees them again
+    edits = [e for e in session.store.entries() if e["type"] == "context_edit"]
+    assert len(edits) == 2 and all(e["replacement"] is None for e in edits)
+    assert [m.role for m in faux.requests[2]["messages"]] == ["system", "user"]
+    assert [m.role for m in session.messages] == ["system", "user", "assistant"]
+
+
+async def test_quota_errors_are_not_retried_and_exhaustion_is_reported():
+    faux.set_responses([{"error": "insufficient_quota: billing"}])
+    session = await new_session(settings={"retry": {"baseDelayMs": 1}})
+    events = record(session)
+    await session.prompt("go")
+    assert not [e for e in events if e["type"].startswith("auto_retry")]
+    faux.set_responses([{"error": "429 rate limit"}] * 3)
+    session = await new_session(settings={"retry": {"baseDelayMs": 1, "maxRetries": 2}})
+    events = record(session)
+    await session.prompt("go")
+    ends = [e for e in events if e["type"] == "auto_retry_end"]
+    assert ends == [
+        {"type": "auto_retry_end", "success": False, "attempt": 2, "finalError": "429 rate limit"}
+    ]
+    assert len(faux.requests) == 3

@@ -121,7 +121,10 @@ def test_broken_plugins_are_named_and_isolated(fake_site, isolated_environment, 
     )
     errors = []
     host = build_host(
-        str(isolated_environment["work"]), {}, extension_paths=(str(syntax), str(bad_sig)), on_error=errors.append
+        str(isolated_environment["work"]),
+        {},
+        extension_paths=(str(syntax), str(bad_sig)),
+        on_error=errors.append,
     )
     failed = {r.name: r.error for r in host.records if r.error}
     assert "cannot start" in failed["broken"]
@@ -199,7 +202,9 @@ async def test_a_cancel_stops_the_chain_at_once(is_async):
     assert await host.dispatch("tool_call", {}) == {"block": True, "reason": "no"}
     assert calls == ["a", "b"]
     calls.clear()
-    host, _ = make_host(Recorder("x", {"cancel": True}, calls, is_async), Recorder("y", None, calls, is_async))
+    host, _ = make_host(
+        Recorder("x", {"cancel": True}, calls, is_async), Recorder("y", None, calls, is_async)
+    )
     assert (await host.dispatch("tool_call", {}))["cancel"] is True
     assert calls == ["x"]
 
@@ -240,7 +245,9 @@ async def test_a_raising_handler_is_reported_and_the_chain_goes_on():
 
 async def test_raise_stops_turns_a_raise_into_a_block():
     calls = []
-    host, errors = make_host(Recorder("bad", None, calls, raises=RuntimeError("nope")), Recorder("c", None, calls))
+    host, errors = make_host(
+        Recorder("bad", None, calls, raises=RuntimeError("nope")), Recorder("c", None, calls)
+    )
     result = await host.dispatch("tool_call", {}, raise_stops=True)
     assert result["block"] is True and result["reason"] == "nope"
     assert calls == ["bad"]
@@ -275,6 +282,8 @@ def test_collect_concatenates_registrations_in_load_order():
                 raise OSError("disk on fire")
             return self.items
 
-    host, errors = make_host(Registrar("a", ["x", "y"]), Registrar("b", None), Registrar("c", ["z"]), Registrar("d", [], True))
+    host, errors = make_host(
+        Registrar("a", ["x", "y"]), Registrar("b", None), Registrar("c", ["z"]), Registrar("d", [], True)
+    )
     assert host.collect("register_commands") == ["x", "y", "z"]
     assert errors[0]["plugin"] == "d" and "disk on fire" in errors[0]["error"]

@@ -63,7 +63,9 @@ def test_unknown_roles_and_fields_survive():
 
 
 def test_v2_hook_message_role_loads_as_custom():
-    message = parse_message({"role": "hookMessage", "customType": "x", "content": "hi", "display": False, "timestamp": 1})
+    message = parse_message(
+        {"role": "hookMessage", "customType": "x", "content": "hi", "display": False, "timestamp": 1}
+    )
     assert message.role == "custom"
     assert message.to_json()["role"] == "custom"
 
@@ -71,7 +73,15 @@ def test_v2_hook_message_role_loads_as_custom():
 def test_null_content_is_normalised():
     assert parse_message({"role": "user", "content": None, "timestamp": 1}).content == ""
     assistant = parse_message(
-        {"role": "assistant", "content": None, "api": "a", "provider": "p", "model": "m", "stopReason": "stop", "timestamp": 1}
+        {
+            "role": "assistant",
+            "content": None,
+            "api": "a",
+            "provider": "p",
+            "model": "m",
+            "stopReason": "stop",
+            "timestamp": 1,
+        }
     )
     assert assistant.content == []
 

@@ -202,5 +202,5 @@ def test_unknown_model_and_missing_model_are_clear_errors():
 
 def test_no_tools_declares_none(tool_plugin):
     out = pi("--mode", "json", "--model", "faux/faux-1", "-e", tool_plugin, "--no-tools", "hi")
-    system = next(json.loads(l) for l in out.stdout.splitlines() if '"role":"system"' in l)
+    system = next(json.loads(line) for line in out.stdout.splitlines() if '"role":"system"' in line)
     assert system["message"]["toolsAdded"] == []

@@ -29,6 +29,14 @@ def _is_file(path: str) -> bool:
         return False
 
 
+def _file_identity(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
+
+
 def context_file_in(directory: str) -> str | None:
     for name in CANDIDATES:
         path = os.path.join(directory, name)
@@ -88,7 +96,7 @@ def _worktree_shadowed(cwd: str) -> set[str]:
 def discover(agent_dir: str, cwd: str) -> list[ContextFile]:
     directories = [agent_dir, *ancestors(cwd)]
     shadowed = _worktree_shadowed(cwd)
-    seen: set[str] = set()
+    seen: set[tuple[int, int] | None] = set()
     found: list[ContextFile] = []
     for directory in directories:
         if directory in shadowed:
@@ -96,7 +104,7 @@ def discover(agent_dir: str, cwd: str) -> list[ContextFile]:
         path = context_file_in(directory)
         if path is None:
             continue
-        key = os.path.realpath(path)
+        key = _file_identity(path)  # the same file reached twice (symlinks, agent dir in the tree)
         if key in seen:
             continue
         seen.add(key)

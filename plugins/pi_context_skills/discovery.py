@@ -12,6 +12,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,11 +131,13 @@ class _Ignores:
 class Scanner:
     """Scans locations in order; the first skill of a name wins."""
 
-    def __init__(self) -> None:
+    def __init__(self, cache: Any = None) -> None:
+        self.cache = cache
+        """A :class:`pi_context_skills.cache.SkillCache` (or None to always parse)."""
         self.result = Discovery()
         self._by_name: dict[str, Skill] = {}
-        self._seen_files: set[str] = set()
-        self._seen_dirs: set[str] = set()
+        self._seen_files: set[tuple[int, int]] = set()
+        self._seen_dirs: set[tuple[int, int]] = set()
 
     def add(self, skill: Skill) -> None:
         earlier = self._by_name.get(skill.name)
@@ -146,12 +149,32 @@ class Scanner:
         self._by_name[skill.name] = skill
         self.result.skills.append(skill)
 
-    def _load(self, path: str, source: str, standalone: bool) -> None:
-        real = os.path.realpath(path)
-        if real in self._seen_files:
+    def _load(self, path: str, source: str, standalone: bool, st: os.stat_result | None = None) -> None:
+        # Identity by (device, inode) rather than realpath(): the same real file, reached through
+        # symlinks or listed twice, loads once, at one stat() instead of one lstat() per component.
+        if st is None:
+            try:
+                st = os.stat(path)
+            except OSError:
+                return
+        key = (st.st_dev, st.st_ino)
+        if key in self._seen_files:
             return
-        self._seen_files.add(real)
-        skill = load_skill_file(path, source, standalone, self.result.warnings)
+        self._seen_files.add(key)
+        cached = self.cache.get(path, standalone, st) if self.cache is not None else None
+        if cached is not None:
+            fields, warnings = cached
+            self.result.warnings.extend(warnings)
+            skill = Skill(**fields, source=source) if fields is not None else None
+        else:
+            warnings = []
+            skill = load_skill_file(path, source, standalone, warnings)
+            self.result.warnings.extend(warnings)
+            if self.cache is not None:
+                fields = None
+                if skill is not None:
+                    fields = {k: v for k, v in vars(skill).items() if k != "source"}
+                self.cache.put(path, standalone, st, fields, warnings)
         if skill is not None:
             self.add(skill)
 
@@ -163,10 +186,14 @@ class Scanner:
             self._scan_dir(path, source, top=True, ignores=_Ignores())
 
     def _scan_dir(self, directory: str, source: str, top: bool, ignores: _Ignores) -> None:
-        real = os.path.realpath(directory)
-        if real in self._seen_dirs:
+        try:
+            st = os.stat(directory)
+        except OSError:
+            return
+        key = (st.st_dev, st.st_ino)
+        if key in self._seen_dirs:
             return  # a symlink loop, or a location listed twice
-        self._seen_dirs.add(real)
+        self._seen_dirs.add(key)
         try:
             with os.scandir(directory) as it:
                 entries = sorted(it, key=lambda e: e.name)
@@ -175,8 +202,12 @@ class Scanner:
         names = {e.name for e in entries}
         if "SKILL.md" in names:
             skill_file = os.path.join(directory, "SKILL.md")
-            if os.path.isfile(skill_file):
-                self._load(skill_file, source, standalone=False)
+            try:
+                skill_stat = os.stat(skill_file)
+            except OSError:
+                skill_stat = None
+            if skill_stat is not None and stat.S_ISREG(skill_stat.st_mode):
+                self._load(skill_file, source, standalone=False, st=skill_stat)
                 return
         ignores = ignores.extended(directory, names)
         for entry in entries:
@@ -194,7 +225,7 @@ class Scanner:
             elif top and name.endswith(".md"):
                 try:
                     if entry.is_file():
-                        self._load(entry.path, source, standalone=True)
+                        self._load(entry.path, source, standalone=True, st=entry.stat())
                 except OSError:
                     continue
 
@@ -243,8 +274,10 @@ def _absolute(path: str, base: str) -> str:
     return os.path.normpath(path if os.path.isabs(path) else os.path.join(base, path))
 
 
-def discover(locations: Locations) -> Discovery:
-    scanner = Scanner()
+def discover(locations: Locations, cache: Any = None) -> Discovery:
+    """Skills from every location in precedence order. ``cache`` (a ``SkillCache``) skips
+    re-parsing unchanged files; it is saved at the end."""
+    scanner = Scanner(cache)
     cwd = locations.cwd
     excluded_paths: set[str] = set()
     excluded_globs: list[str] = []
@@ -269,6 +302,8 @@ def discover(locations: Locations) -> Discovery:
     if locations.include_defaults:
         for path in locations.extension_paths:
             scanner.scan_path(_absolute(path, cwd), "extension")
+    if cache is not None:
+        cache.save()
     result = scanner.result
     if excluded_paths or excluded_globs:
         result.skills = [

@@ -60,7 +60,9 @@ async def skills_for(ctx: Any) -> Discovery:
     found = _cache.get(session)
     if found is None:
         extension_paths = [] if ctx.get_flag("no-skills") else await _extension_paths(ctx)
-        found = discover(locations_for(ctx, extension_paths))
+        from pi_context_skills.cache import SkillCache
+
+        found = discover(locations_for(ctx, extension_paths), SkillCache())
         _cache[session] = found
         for warning in found.warnings:
             print(f"Warning: {warning}", file=sys.stderr)

@@ -104,7 +104,7 @@ def _absolute(path: str, base: str) -> str:
 def discover(locations: Locations) -> Discovery:
     """Templates in precedence order; the first of a name wins (a warning names the loser)."""
     result = Discovery()
-    seen: set[str] = set()
+    seen: set[tuple[int, int]] = set()
     sources: list[tuple[str, str]] = []
     excluded: set[str] = set()
     if locations.include_defaults:
@@ -123,7 +123,11 @@ def discover(locations: Locations) -> Discovery:
         sources.extend((_absolute(p, locations.cwd), "extension") for p in locations.extension_paths)
     for path, source in sources:
         for file in _md_files(path):
-            real = os.path.realpath(file)
+            try:
+                st = os.stat(file)
+            except OSError:
+                continue
+            real = (st.st_dev, st.st_ino)  # the same file through a symlink loads once
             if real in seen or os.path.abspath(file) in excluded:
                 continue
             seen.add(real)

@@ -241,3 +241,29 @@ def test_skill_command_expands_even_when_hidden_from_model(isolated_environment,
 
 def test_xml_escape():
     assert xml_escape("a&b<c>\"'") == "a&amp;b&lt;c&gt;&quot;&apos;"
+
+
+def test_parse_cache_gives_same_result_and_sees_edits(isolated_environment, tmp_path):
+    from pi_context_skills.cache import SkillCache
+
+    root = isolated_environment["agent"] / "skills"
+    path = skill(root / "cached", description="first")
+    (root / "bad").mkdir()
+    (root / "bad" / "SKILL.md").write_text("---\nname: bad\n---\n")
+    cold = discover(locations(isolated_environment, tmp_path), SkillCache())
+    warm = discover(locations(isolated_environment, tmp_path), SkillCache())
+    assert [vars(s) for s in warm.skills] == [vars(s) for s in cold.skills]
+    assert warm.warnings == cold.warnings and len(warm.warnings) == 1
+    path.write_text("---\ndescription: second, longer\n---\nbody\n")
+    edited = discover(locations(isolated_environment, tmp_path), SkillCache())
+    assert [s.description for s in edited.skills] == ["second, longer"]
+
+
+def test_broken_cache_file_is_ignored(isolated_environment, tmp_path):
+    from pi_context_skills.cache import SkillCache, cache_file
+
+    skill(isolated_environment["agent"] / "skills" / "x")
+    os.makedirs(os.path.dirname(cache_file()), exist_ok=True)
+    with open(cache_file(), "w") as handle:
+        handle.write("{garbage")
+    assert [s.name for s in discover(locations(isolated_environment, tmp_path), SkillCache()).skills] == ["x"]

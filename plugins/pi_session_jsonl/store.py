@@ -157,7 +157,12 @@ class JsonlStore(TreeStore):
 
     def _create_file(self) -> None:
         assert self.session_file is not None
-        ensure_dir(os.path.dirname(self.session_file))
+        try:
+            ensure_dir(os.path.dirname(self.session_file))
+        except OSError as exc:
+            raise SessionWriteError(
+                f"Cannot create session directory {os.path.dirname(self.session_file)}: {exc.strerror}"
+            ) from None
         data = b"".join([jsonl.encode(self.header), *(jsonl.encode(e) for e in self.tree.entries())])
         try:
             fd = os.open(self.session_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, FILE_MODE)
@@ -186,14 +191,16 @@ class JsonlStore(TreeStore):
         fd = self._fd
         if fd is None:
             raise SessionWriteError(f"Session file is closed: {self.session_file}")
-        size = os.fstat(fd).st_size
+        size = -1
         try:
+            size = os.fstat(fd).st_size
             jsonl.write_all(fd, data)
         except OSError as exc:
-            try:
-                os.ftruncate(fd, size)  # never leave a torn line in front of later entries
-            except OSError:
-                pass
+            if size >= 0:
+                try:
+                    os.ftruncate(fd, size)  # never leave a torn line in front of later entries
+                except OSError:
+                    pass
             raise SessionWriteError(
                 f"Cannot write to session file {self.session_file}: {exc.strerror}"
             ) from None

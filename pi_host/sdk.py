@@ -95,6 +95,11 @@ async def create_session(options: SessionOptions | None = None, **kwargs: Any) -
         model = registry.find(restored.model["provider"], restored.model["modelId"])
     elif model is None and settings.get("defaultModel"):
         model = registry.resolve(str(settings["defaultModel"]), settings.get("defaultProvider"))
+    if model is None and hasattr(registry, "default_model"):
+        try:  # pi's choice: the first provider with a usable key, else its preferred default
+            model = registry.default_model(options.provider)
+        except LookupError:
+            model = None
     thinking = options.thinking_level or (restored.thinking_level if store.entries() else None)
     thinking = thinking or settings.get("defaultThinkingLevel") or "medium"
     if model is not None and not model.reasoning:

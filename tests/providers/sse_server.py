@@ -152,6 +152,9 @@ class _Server(socketserver.ThreadingTCPServer):
     allow_reuse_address = True
     owner: SSEServer
 
+    def handle_error(self, request, client_address) -> None:
+        pass  # clients that hang up early (aborts, timeouts) are part of the tests
+
 
 class SSEServer:
     """Start with :meth:`start` (or as a context manager); ``url`` is ``http://127.0.0.1:<port>``."""

@@ -27,13 +27,16 @@ FINAL_RULES = (
     "Keep your answers short and to the point.",
     "Name file paths plainly whenever you refer to files.",
 )
-DOC_TOPICS = (
-    ("plugins.md", "writing plugins: tools, providers, commands, event hooks"),
-    ("providers.md", "providers, models.json, API keys"),
-    ("sessions.md", "session files, branching, compaction"),
-    ("tools.md", "the built-in tools"),
-    ("context.md", "system prompt, AGENTS.md, skills, prompt templates, settings, project trust"),
-)
+DOC_TOPICS = {
+    "writing-plugins.md": "writing plugins: tools, providers, commands, context sources, event hooks",
+    "architecture.md": "how pi-host is built (host, plugins, protocol)",
+    "context.md": "system prompt, AGENTS.md, skills, prompt templates, settings, project trust",
+    "providers.md": "providers, models.json, API keys",
+    "sessions.md": "session files, branching, compaction",
+    "tools.md": "the built-in tools",
+    "debugging.md": "diagnosing runs and plugins",
+}
+"""Topic lines for known doc files; other files are indexed by their first heading."""
 
 
 def _read_text(path: str) -> str | None:
@@ -122,8 +125,26 @@ def package_dir() -> str:
     return os.path.dirname(os.path.dirname(os.path.abspath(pi_host.__file__)))
 
 
+def _doc_topic(path: str, name: str) -> str:
+    known = DOC_TOPICS.get(name)
+    if known:
+        return known
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for _ in range(20):
+                line = handle.readline()
+                if not line:
+                    break
+                if line.startswith("# "):
+                    return line[2:].strip()
+    except OSError:
+        pass
+    return name[: -len(".md")]
+
+
 @lru_cache(maxsize=8)
 def docs_body(root: str) -> str:
+    """Where the docs are and a topic index of ``<root>/docs/*.md`` (read once per process)."""
     docs = os.path.join(root, "docs")
     lines = [
         "Documentation of pi-host itself. Read it only when the user asks about pi or pi-host "
@@ -132,10 +153,14 @@ def docs_body(root: str) -> str:
         f"- README: {os.path.join(root, 'README.md')}",
         f"- Documentation: {docs}",
         f"- Plugin examples: {os.path.join(root, 'extension_examples')}",
-        "",
-        "Topics:",
     ]
-    lines.extend(f"- {topic}: {os.path.join(docs, name)}" for name, topic in DOC_TOPICS)
+    try:
+        names = sorted(n for n in os.listdir(docs) if n.endswith(".md"))
+    except OSError:
+        names = []
+    if names:
+        lines += ["", "Topics:"]
+        lines += [f"- {_doc_topic(os.path.join(docs, n), n)}: {os.path.join(docs, n)}" for n in names]
     return "\n".join(lines)
 
 

@@ -17,13 +17,20 @@ SNAPSHOT = Path(__file__).parent / "snapshots" / "system_prompt.json"
 
 
 @pytest.fixture
-def fixed_package_dir(monkeypatch):
-    monkeypatch.setenv("PI_PACKAGE_DIR", "/opt/pi-host")
+def fixed_package_dir(monkeypatch, tmp_path):
+    package = tmp_path / "package"
+    (package / "docs").mkdir(parents=True)
+    (package / "docs" / "context.md").write_text("# Context\n")
+    (package / "docs" / "zebra.md").write_text("intro\n# Zebra topics\n")
+    monkeypatch.setenv("PI_PACKAGE_DIR", str(package))
+    return package
 
 
-def normalise(sections, cwd, agent):
+def normalise(sections, cwd, agent, package):
     text = json.dumps(sections)
-    return json.loads(text.replace(str(agent), "<agent>").replace(str(cwd), "<cwd>"))
+    for path, name in ((package, "<package>"), (agent, "<agent>"), (cwd, "<cwd>")):
+        text = text.replace(str(path), name)
+    return json.loads(text)
 
 
 async def test_snapshot_for_a_fixed_directory(isolated_environment, fixed_package_dir):
@@ -34,7 +41,7 @@ async def test_snapshot_for_a_fixed_directory(isolated_environment, fixed_packag
     skill_dir.mkdir(parents=True)
     (skill_dir / "SKILL.md").write_text("---\ndescription: Work with PDF files\n---\nUse pdftotext.\n")
     session = await make_session(work, flags={"append-system-prompt": ["Extra instruction."]})
-    sections = normalise(await session.build_sections(), work, agent)
+    sections = normalise(await session.build_sections(), work, agent, fixed_package_dir)
     if os.environ.get("UPDATE_SNAPSHOTS"):
         SNAPSHOT.parent.mkdir(exist_ok=True)
         SNAPSHOT.write_text(json.dumps(sections, indent=2) + "\n")

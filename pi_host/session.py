@@ -22,11 +22,13 @@ from pi_host.agent.loop import AgentLoop, LoopConfig
 from pi_host.plugin_host import PluginHost, is_stop
 from pi_host.protocol import (
     AssistantMessage,
+    CustomMessage,
     ImageContent,
     StreamOptions,
     SystemMessage,
     TextContent,
     UserMessage,
+    now_ms,
 )
 from pi_host.protocol.messages import ToolRef
 from pi_host.protocol.transcript import replay_system, wrap_section
@@ -183,6 +185,7 @@ class AgentSession:
         self._idle.set()
         self._refresh_sections = True
         self._last_entry: tuple[Any, str | None] | None = None
+        self._turn_index = -1
         self.auto_retry_enabled = True
         self._retry = AutoRetry(self)
         self.compactor: Any = None
@@ -472,12 +475,22 @@ class AgentSession:
                     continue
                 break
             aborted = controller.signal.aborted
-            if not aborted:
-                await self.host.dispatch(
-                    "agent_before_settle",
-                    {"outcome": "completed", "entries": [], "continue": False},
-                    self.ctx,
-                )
+            if not aborted and self.host.has("on_agent_before_settle"):
+                event = {
+                    "outcome": "completed",
+                    "entries": [],
+                    "continue": False,
+                    "context": list(self.messages),
+                }
+                await self.host.dispatch("agent_before_settle", event, self.ctx, fold=_fold_boundary)
+                self.append_boundary_entries(event["entries"], "agent_before_settle")
+                if (
+                    event["continue"]
+                    and self.messages
+                    and getattr(self.messages[-1], "role", None) != "assistant"
+                ):
+                    await AgentLoop(self._loop_config(controller.signal), self.messages, self._emit).run([])
+                aborted = controller.signal.aborted
             await self._emit({"type": "agent_settled", "aborted": aborted})
         finally:
             self._controller = None
@@ -502,6 +515,7 @@ class AgentSession:
             before_tool_call=self._before_tool_call,
             after_tool_call=self._after_tool_call,
             prepare_next_turn=self.compactor.between_turns if self.compactor is not None else None,
+            finish_turn=self._finish_turn,
             get_steering_messages=lambda: self._dequeue(self._steering, self.config.steering_mode),
             get_follow_up_messages=lambda: self._dequeue(self._follow_up, self.config.follow_up_mode),
         )
@@ -664,7 +678,13 @@ class AgentSession:
         else:
             if kind == "agent_end":
                 event["willRetry"] = self._will_retry(event.get("messages") or [])
-            await self.host.dispatch(kind, event, self.ctx)
+            if kind == "turn_start":
+                self._turn_index += 1
+                await self.host.dispatch(
+                    kind, {**event, "turnIndex": self._turn_index, "timestamp": now_ms()}, self.ctx
+                )
+            elif kind != "turn_end":  # turn_end handlers already ran as the turn boundary
+                await self.host.dispatch(kind, event, self.ctx)
         self._notify(event)
         if self.host.has("on_event"):
             await self.host.dispatch("event", event, self.ctx)
@@ -699,6 +719,44 @@ class AgentSession:
         stored = self.store.append({"type": "message", "message": message.to_json()})
         self._last_entry = (message, stored.get("id") if isinstance(stored, dict) else None)
 
+    async def _finish_turn(self, turn: dict[str, Any]) -> Any:
+        """The ``turn_end`` boundary: handlers may propose entries and ask for one more request."""
+        if not self.host.has("on_turn_end"):
+            return None
+        event = {
+            "turnIndex": self._turn_index,
+            "message": turn["message"],
+            "toolResults": turn["toolResults"],
+            "entries": [],
+            "continue": False,
+        }
+        await self.host.dispatch("turn_end", event, self.ctx, fold=_fold_boundary)
+        self.append_boundary_entries(event["entries"], "turn_end")
+        return {"action": "continue"} if event["continue"] else None
+
+    def append_boundary_entries(self, entries: list[Any], source: str) -> None:
+        """Validate and append entries proposed at a boundary (custom, custom_message, context_edit,
+        compaction); a custom message also joins the live context."""
+        allowed = {"custom", "custom_message", "context_edit", "compaction"}
+        for entry in entries or ():
+            if not isinstance(entry, dict) or entry.get("type") not in allowed:
+                self.host.report(
+                    source,
+                    source,
+                    f"rejected boundary entry {entry!r}: type must be one of {sorted(allowed)}",
+                )
+                continue
+            self.store.append(dict(entry))
+            if entry["type"] == "custom_message":
+                self.messages.append(
+                    CustomMessage(
+                        custom_type=entry.get("customType", "custom"),
+                        content=entry.get("content", ""),
+                        display=entry.get("display", True),
+                        details=entry.get("details"),
+                    )
+                )
+
     def _will_retry(self, new_messages: list[Any]) -> bool:
         if self._controller is not None and self._controller.signal.aborted:
             return False
@@ -731,6 +789,14 @@ class AgentSession:
                 name: tool for name, tool in self.all_tools.items() if getattr(tool, "default_active", True)
             }
         return {name: self.all_tools[name] for name in allow if name in self.all_tools}
+
+
+def _fold_boundary(event: dict[str, Any], result: Any) -> None:
+    if isinstance(result, dict):
+        if "entries" in result:
+            event["entries"] = list(result["entries"] or [])
+        if "continue" in result:
+            event["continue"] = bool(result["continue"])
 
 
 def _last_assistant(messages: list[Any]) -> Any:

@@ -531,3 +531,40 @@ async def test_quota_errors_are_not_retried_and_exhaustion_is_reported():
         {"type": "auto_retry_end", "success": False, "attempt": 2, "finalError": "429 rate limit"}
     ]
     assert len(faux.requests) == 3
+
+
+async def test_turn_end_boundary_can_add_a_message_and_ask_for_one_more_request():
+    class Reviewer:
+        __name__ = "reviewer"
+        seen: list = []
+
+        @hookimpl
+        def on_turn_start(self, event):
+            self.seen.append(event["turnIndex"])
+
+        @hookimpl
+        def on_turn_end(self, event):
+            if event["turnIndex"] == 0:
+                return {
+                    "entries": [
+                        {
+                            "type": "custom_message",
+                            "customType": "review",
+                            "content": "Double-check that.",
+                            "display": True,
+                        }
+                    ],
+                    "continue": True,
+                }
+
+    faux.set_responses([{"text": "first answer"}, {"text": "checked"}])
+    reviewer = Reviewer()
+    session = await new_session(plugins=[reviewer])
+    await session.prompt("go")
+    assert len(faux.requests) == 2
+    last_two = faux.requests[1]["messages"][-2:]
+    assert [m.role for m in last_two] == ["assistant", "user"]  # custom messages reach the model as user
+    assert last_two[1].content[0].text == "Double-check that."
+    assert session.last_assistant().text() == "checked"
+    assert reviewer.seen == [0, 1]
+    assert any(e["type"] == "custom_message" and e["customType"] == "review" for e in session.store.entries())

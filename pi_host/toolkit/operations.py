@@ -290,33 +290,31 @@ class LocalShell:
         timer = loop.call_later(timeout, kill, "timed_out") if timeout else None
         exited_at: list[float] = []
 
-        async def watch_exit() -> None:
-            await process.wait()
-            exited_at.append(time.monotonic())
+        def note_exit() -> None:
+            # ``returncode`` is set as soon as the shell is reaped, even while background
+            # processes still hold the output pipe open.
+            if not exited_at and process.returncode is not None:
+                exited_at.append(time.monotonic())
 
-        watcher = asyncio.ensure_future(watch_exit())
         assert process.stdout is not None
         try:
-            await self._pump(process.stdout, on_data, state["killed"])  # type: ignore[arg-type]
+            await self._pump(process.stdout, on_data, state["killed"], note_exit)  # type: ignore[arg-type]
+            grace = self.kill_grace_seconds if state["killed"].is_set() else None  # type: ignore[union-attr]
             try:
-                await asyncio.wait_for(
-                    asyncio.shield(watcher), self.kill_grace_seconds if state["killed"].is_set() else None
-                )  # type: ignore[union-attr]
+                await asyncio.wait_for(process.wait(), grace)
             except TimeoutError:
                 pass
         finally:
             if timer is not None:
                 timer.cancel()
             remove()
-            if not watcher.done():
+            if process.returncode is None:
                 kill_process_group(process.pid)
-                watcher.cancel()
         code = process.returncode
         if code is not None and code < 0:
             code = 128 - code
-        ended = time.monotonic()
         shell_exit = None
-        if exited_at and ended - exited_at[0] > 0.5:
+        if exited_at and time.monotonic() - exited_at[0] > 0.5:
             shell_exit = exited_at[0] - started
         return ExecResult(
             exit_code=code,
@@ -326,10 +324,15 @@ class LocalShell:
         )
 
     async def _pump(
-        self, stream: asyncio.StreamReader, on_data: Callable[[bytes], Any], killed: asyncio.Event
+        self,
+        stream: asyncio.StreamReader,
+        on_data: Callable[[bytes], Any],
+        killed: asyncio.Event,
+        tick: Callable[[], None],
     ) -> None:
         grace: float | None = None
         while True:
+            tick()
             if killed.is_set() and grace is None:
                 grace = time.monotonic() + self.kill_grace_seconds
             try:

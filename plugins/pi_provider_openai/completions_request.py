@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pi_host.llm.tokens import apply_budget
 from pi_provider_openai import thinking
 from pi_provider_openai.system import patch_text, split_system
 
@@ -180,6 +181,19 @@ def _fill_template(template: Any, values: dict[str, Any]) -> Any:
     return template
 
 
+def _budget(body: dict[str, Any], model: Any, level: str, compat: dict[str, Any], options: Any) -> int:
+    """Token budget for budget-style servers (reference §3.2); widens the output cap to make
+    room for it, always leaving 1024 tokens for the answer."""
+    field = compat.get("maxTokensField") or "max_completion_tokens"
+    cap = body.get(field)
+    budget = thinking.budget_for(level, options.thinking_budgets)
+    if not isinstance(cap, int):
+        return budget
+    max_tokens, budget = apply_budget(cap, budget, model.max_tokens)
+    body[field] = max_tokens
+    return budget
+
+
 def _apply_thinking(
     body: dict[str, Any], model: Any, level: str, compat: dict[str, Any], options: Any
 ) -> None:
@@ -188,6 +202,12 @@ def _apply_thinking(
     enabled = level != "off"
     effort = thinking.mapped_value(model, level)
     fmt = compat.get("thinkingFormat") or "openai"
+    budget_field = compat.get("thinkingTokenBudgetField")
+    budget = (
+        _budget(body, model, level, compat, options)
+        if enabled and (budget_field or fmt in ("chat-template", "baseten"))
+        else 0
+    )
     if fmt == "openai":
         if compat.get("supportsReasoningEffort") and effort is not None:
             body["reasoning_effort"] = effort
@@ -208,21 +228,12 @@ def _apply_thinking(
         body["chat_template_kwargs"] = {"enable_thinking": enabled, "preserve_thinking": True}
     elif fmt in ("chat-template", "baseten"):
         template = compat.get("chatTemplateKwargs") or {"enable_thinking": "$thinking.enabled"}
-        values = {
-            "thinking.enabled": enabled,
-            "thinking.effort": effort,
-            "thinking.budget": thinking.budget_for(level, options.thinking_budgets) if enabled else 0,
-        }
+        values = {"thinking.enabled": enabled, "thinking.effort": effort, "thinking.budget": budget}
         body["chat_template_kwargs"] = _fill_template(template, values)
     elif fmt == "string-thinking":
         if effort is not None:
             body["thinking"] = effort
-    budget_field = compat.get("thinkingTokenBudgetField")
     if budget_field and enabled:
-        budget = thinking.budget_for(level, options.thinking_budgets)
-        cap = body.get(compat.get("maxTokensField") or "max_completion_tokens")
-        if isinstance(cap, int):
-            budget = min(budget, max(0, cap - 1024))
         body[budget_field] = budget
 
 

@@ -24,9 +24,9 @@ from pi_host.registrations import ProviderApi, ProviderInfo
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 
 DEFAULT_MODELS: dict[str, str] = {
-    "anthropic": "claude-sonnet-4-5",
-    "openai": "gpt-5.1",
-    "google": "gemini-2.5-pro",
+    "anthropic": "claude-opus-5-5",
+    "openai": "gpt-6.2-sol",
+    "google": "gemini-4-argon",
     "faux": "faux-1",
 }
 """The model picked when only a provider is known (else its first catalog model)."""

@@ -2,13 +2,13 @@
 
 Reading is one pass over the bytes: fixed-size chunks are split on ``\\n`` and each line is parsed
 with orjson (stdlib json only as the fallback for what orjson refuses, such as integers beyond 64
-bits). The garbage collector is paused while the parsed dicts pile up: with tens of thousands of
-entries its repeated full scans cost more than the parsing itself.
+bits). The garbage collector is paused while the parsed dicts pile up and they are frozen after
+(:func:`pi_host.session_tree.bulk_allocation`): with tens of thousands of entries its repeated
+full scans cost more than the parsing itself.
 """
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 from collections.abc import Callable
@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+
+from pi_host.session_tree import bulk_allocation
 
 CHUNK_SIZE = 4 * 1024 * 1024
 
@@ -64,13 +66,8 @@ def _jsonable(value: Any) -> Any:
 
 def read_fd(fd: int, path: str) -> LoadedFile:
     """Parse a session file from an open descriptor (read from offset 0)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with bulk_allocation():
         return _read(fd, path)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _read(fd: int, path: str) -> LoadedFile:

@@ -1,0 +1,102 @@
+"""A whole session through the agent loop: models.json provider → loopback server, tool round trip."""
+
+from __future__ import annotations
+
+import json
+
+import pi_host
+from pi_host import hookimpl
+from pi_host.protocol import TextContent
+from pi_host.tools import Tool, ToolResult
+from sse_server import Reply, sse_events
+
+
+class Upper(Tool):
+    name = "upper"
+    description = "Upper-case a text"
+    parameters = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+
+    async def execute(self, tool_call_id, args, signal, on_update, ctx):
+        return ToolResult(content=[TextContent(text=args["text"].upper())])
+
+
+class Tools:
+    __name__ = "test-upper"
+
+    @hookimpl
+    def register_tools(self):
+        return [Upper()]
+
+
+def tool_turn() -> str:
+    args = json.dumps({"text": "héllo"}, ensure_ascii=False)
+    events = [
+        ("message_start", {"type": "message_start", "message": {"id": "msg_1", "model": "claude-local", "usage": {"input_tokens": 50, "output_tokens": 1}}}),
+        ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "upper", "input": {}}}),
+    ]
+    events += [
+        ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": args[i : i + 4]}})
+        for i in range(0, len(args), 4)
+    ]
+    events += [
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 12}}),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    return sse_events(events)
+
+
+def answer_turn(text: str) -> str:
+    return sse_events(
+        [
+            ("message_start", {"type": "message_start", "message": {"id": "msg_2", "model": "claude-local", "usage": {"input_tokens": 80, "output_tokens": 1}}}),
+            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 5}}),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+    )
+
+
+async def test_tool_round_trip_through_a_session(sse_server, isolated_environment):
+    agent = isolated_environment["agent"]
+    (agent / "models.json").write_text(
+        json.dumps(
+            {
+                "providers": {
+                    "local-claude": {
+                        "baseUrl": sse_server.url,
+                        "api": "anthropic-messages",
+                        "apiKey": "sk-local-dummy",
+                        "models": [{"id": "claude-local", "reasoning": True, "contextWindow": 100000, "maxTokens": 8000,
+                                    "cost": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0}}],
+                    }
+                }
+            }
+        )
+    )
+    sse_server.enqueue(Reply.sse(tool_turn(), chunk_size=17), Reply.sse(answer_turn("It says HÉLLO."), chunk_size=5))
+    session = await pi_host.create_session(
+        model="local-claude/claude-local", plugins=[Tools()], tools=["upper"], settings={}, thinking_level="low"
+    )
+    events = []
+    session.subscribe(events.append)
+    try:
+        await session.prompt("shout héllo")
+    finally:
+        await session.close()
+    final = session.last_assistant()
+    assert final.text() == "It says HÉLLO." and final.stop_reason == "stop"
+    assert final.usage.input == 80 and final.usage.cost.total > 0
+    first, second = (r.json for r in sse_server.requests)
+    assert first["thinking"] == {"type": "enabled", "budget_tokens": 2048, "display": "summarized"}
+    assert [t["name"] for t in first["tools"]] == ["upper"]
+    assert sse_server.requests[0].headers["x-api-key"] == "sk-local-dummy"
+    assert second["messages"][1]["content"] == [{"type": "tool_use", "id": "toolu_1", "name": "upper", "input": {"text": "héllo"}}]
+    result = second["messages"][2]["content"][0]
+    assert result == {"type": "tool_result", "tool_use_id": "toolu_1", "content": "HÉLLO", "is_error": False,
+                      "cache_control": {"type": "ephemeral"}}
+    kinds = [e["type"] for e in events]
+    assert kinds.count("tool_execution_end") == 1
+    assert "sk-local-dummy" not in json.dumps([str(e) for e in events])

@@ -76,7 +76,7 @@ def generate(path: str, entries: int, mib: float, cwd: str, seed: int = 7) -> No
 
     # Budget: tool outputs carry the bulk; a turn is 4 entries, one of them a tool result.
     turns = max(1, (entries - 4) // 4)
-    output_size = max(200, int((mib * 1024 * 1024) / turns) - 1700)
+    output_size = max(200, int((mib * 1024 * 1024) / turns) - 2700)
     session_id = str(uuid.UUID(int=rng.getrandbits(128)))
     with open(path, "wb") as handle:
         handle.write(

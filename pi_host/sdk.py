@@ -100,7 +100,7 @@ async def create_session(options: SessionOptions | None = None, **kwargs: Any) -
             model = registry.default_model(options.provider)
         except LookupError:
             model = None
-    thinking = options.thinking_level or (restored.thinking_level if store.entries() else None)
+    thinking = options.thinking_level or (restored.thinking_level if restored.messages else None)
     thinking = thinking or settings.get("defaultThinkingLevel") or "medium"
     if model is not None and not model.reasoning:
         thinking = "off"

@@ -195,7 +195,7 @@ class AgentSession:
             pass
         else:
             self.compactor = Compactor(self)
-        if not store.entries():
+        if not restored.messages:  # a new session (possibly named already): record model and level
             self._record_initial_state()
 
     # --- public API ---------------------------------------------------------------------------

@@ -78,10 +78,13 @@ def _fuzzy(needle: str, haystack: str) -> bool:
 
 
 def _tokens_short(value: int) -> str:
+    """1M, 1.05M, 200K, 16K, 8.2K, 512."""
     if value >= 1_000_000:
-        return f"{value / 1_000_000:g}M"
+        return f"{round(value / 1_000_000, 2):g}M"
+    if value >= 10_000:
+        return f"{round(value / 1000)}K"
     if value >= 1000:
-        return f"{value / 1000:g}K"
+        return f"{round(value / 1000, 1):g}K"
     return str(value)
 
 
@@ -322,7 +325,9 @@ class ModelRegistry:
         if provider in self.custom and not names:
             return f'add "apiKey" to provider "{provider}" in {self.models_json_path}, add it to {auth}, or pass --api-key'
         if names:
-            return f"set {' or '.join(names)}, add it to {auth}, or pass --api-key"
+            # Name the plain API-key variable (OAuth/gateway variables are for special setups).
+            main = next((n for n in names if n.endswith("_API_KEY")), names[0])
+            return f"set {main}, add it to {auth}, or pass --api-key"
         return f"add it to {auth} or pass --api-key"
 
     def get_api_key(self, provider: str) -> str | None:
@@ -367,8 +372,9 @@ class ModelRegistry:
         """The ``pi --list-models [search]`` table of models that have a key."""
         models = self.available()
         if search:
-            terms = search.split()
-            models = [m for m in models if all(_fuzzy(t, f"{m.provider}/{m.id} {m.name}") for t in terms)]
+            terms = search.lower().split()
+            exact = [m for m in models if all(t in f"{m.provider}/{m.id} {m.name}".lower() for t in terms)]
+            models = exact or [m for m in models if all(_fuzzy(t, m.id) for t in terms)]
         if not models:
             if search:
                 return f'No models match "{search}".'

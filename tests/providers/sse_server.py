@@ -212,3 +212,40 @@ class SSEServer:
     @property
     def last(self) -> Recorded:
         return self.requests[-1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python sse_server.py [--chunk N] FILE...``: serve the files (raw SSE) in order, one per
+    request, printing each request body to stderr; the URL is the first line on stdout."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--chunk", type=int, default=None, help="cut each stream into chunks of N bytes")
+    parser.add_argument("files", nargs="+")
+    args = parser.parse_args(argv)
+    server = SSEServer().start()
+    for name in args.files:
+        server.enqueue(Reply.sse(Path(name).read_bytes(), chunk_size=args.chunk))
+    print(server.url, flush=True)
+    seen = 0
+    try:
+        while seen < len(args.files):
+            time.sleep(0.05)
+            while seen < len(server.requests):
+                print(
+                    f"--- request {seen + 1}: {server.requests[seen].method} {server.requests[seen].path}",
+                    file=sys.stderr,
+                )
+                print(server.requests[seen].body.decode(errors="replace"), file=sys.stderr, flush=True)
+                seen += 1
+        time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

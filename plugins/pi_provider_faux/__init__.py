@@ -35,6 +35,8 @@ def register_models():
             needs_key=False,
             models=[
                 {"id": "faux-1", "name": "Faux 1", "contextWindow": 128000, "maxTokens": 16384},
+                # a small window, so compaction is easy to trigger in tests and demos
+                {"id": "faux-small", "name": "Faux Small", "contextWindow": 8000, "maxTokens": 2048},
                 {
                     "id": "faux-reasoner",
                     "name": "Faux Reasoner",

@@ -11,6 +11,7 @@ from pi_provider_openai import compat as compat_flags
 from pi_provider_openai.completions_request import build_body
 from pi_provider_openai.completions_stream import CompletionsParser
 from pi_provider_openai.shared import auth_headers, endpoint, loads, mistral_tool_id, output_cap, transform
+from pi_provider_openai.sse import iter_batches
 
 API = "openai-completions"
 
@@ -43,13 +44,15 @@ async def _events(builder: MessageBuilder, model: Any, context: Any, options: An
         yield builder.start()
         parser = CompletionsParser(builder, flags)
         feed = parser.feed
-        async for sse in response.events():
-            data = sse.data
-            if not data:
-                continue
-            if data == "[DONE]":
+        finished = False
+        async for batch in iter_batches(response.response):
+            for _name, data in batch:
+                if data == b"[DONE]":
+                    finished = True
+                    break
+                for event in feed(loads(data)):
+                    yield event
+            if finished:
                 break
-            for event in feed(loads(data)):
-                yield event
         for event in parser.finish():
             yield event

@@ -99,6 +99,20 @@ class CompletionsParser:
 
     def feed(self, chunk: dict[str, Any]) -> list[Any] | tuple[Any, ...]:
         """Events caused by one decoded chunk."""
+        if self._kind == "text":
+            # Hot path: one more piece of the open text block, nothing else in the chunk.
+            choices = chunk.get("choices")
+            if choices and chunk.get("usage") is None:
+                choice = choices[0]
+                if choice.get("finish_reason") is None and "usage" not in choice:
+                    delta = choice.get("delta")
+                    if delta and len(delta) == 1:
+                        content = delta.get("content")
+                        if content:
+                            return (self.builder.text_delta(self._text_key, content),)
+        return self._feed(chunk)
+
+    def _feed(self, chunk: dict[str, Any]) -> list[Any] | tuple[Any, ...]:
         if not self._saw_chunk:
             self._saw_chunk = True
             message = self.builder.message
@@ -111,26 +125,14 @@ class CompletionsParser:
             text = error.get("message") if isinstance(error, dict) else str(error)
             raise StreamFailure(text or "Provider reported an error")
         usage = chunk.get("usage")
-        choices = chunk.get("choices")
-        if not choices:
-            if usage:
-                self.builder.set_usage(usage_from(usage))
-            return ()
         if usage:
             self.builder.set_usage(usage_from(usage))
+        choices = chunk.get("choices")
+        if not choices:
+            return ()
         choice = choices[0]
         delta = choice.get("delta")
-        events: Any = ()
-        if delta:
-            content = delta.get("content")
-            if "tool_calls" not in delta and content and len(delta) <= 2:
-                # The hot path: a plain text delta (``{"content": ...}`` maybe with ``role``).
-                if self._kind == "text":
-                    events = (self.builder.text_delta(self._text_key, content),)
-                else:
-                    events = self._text(content)
-            else:
-                events = self._delta(delta)
+        events: Any = self._delta(delta) if delta else ()
         if choice.get("usage"):
             self.builder.set_usage(usage_from(choice["usage"]))
         reason = choice.get("finish_reason")

@@ -10,6 +10,7 @@ from pi_host.llm.http import apply_payload_hook, open_sse
 from pi_provider_openai.responses_request import build_body
 from pi_provider_openai.responses_stream import ResponsesParser
 from pi_provider_openai.shared import auth_headers, endpoint, loads, output_cap, transform
+from pi_provider_openai.sse import iter_events
 
 API = "openai-responses"
 
@@ -33,9 +34,8 @@ async def _events(builder: MessageBuilder, model: Any, context: Any, options: An
     async with open_sse(url, body=body, headers=headers, options=options) as response:
         yield builder.start()
         parser = ResponsesParser(builder)
-        async for sse in response.events():
-            data = sse.data
-            if not data or data == "[DONE]":
+        async for _name, data in iter_events(response.response):
+            if data == b"[DONE]":
                 continue
             for event in parser.feed(loads(data)):
                 yield event

@@ -56,6 +56,24 @@ from pi_host.protocol import (
 
 ABORTED_MESSAGE = "Request was aborted"
 
+_set_attr = object.__setattr__
+
+
+def _fast(cls: type, data: dict[str, Any]) -> Any:
+    """Build a protocol event without re-validating fields the builder already knows are right.
+
+    Per-delta events are the hot path (tens of thousands per response); pydantic validation of
+    ``partial`` and friends costs about a microsecond each time. The result is an ordinary model
+    instance (dump, copy and attribute assignment behave as usual).
+    """
+    event = cls.__new__(cls)
+    _set_attr(event, "__dict__", data)
+    _set_attr(event, "__pydantic_fields_set__", set(data))
+    _set_attr(event, "__pydantic_extra__", None)
+    _set_attr(event, "__pydantic_private__", None)
+    return event
+
+
 _DONE_REASONS = frozenset({"stop", "length", "toolUse"})
 
 
@@ -125,7 +143,10 @@ class MessageBuilder:
         text = fields.pop("text")
         text += delta
         fields["text"] = text
-        return TextDeltaEvent(content_index=entry.index, delta=delta, partial=self.message)
+        return _fast(
+            TextDeltaEvent,
+            {"type": "text_delta", "content_index": entry.index, "delta": delta, "partial": self.message},
+        )
 
     def text(self, key: Hashable, delta: str) -> tuple[Any, ...]:
         """``text_delta``, opening the block first when ``key`` is not open."""
@@ -168,7 +189,10 @@ class MessageBuilder:
         text = fields.pop("thinking")
         text += delta
         fields["thinking"] = text
-        return ThinkingDeltaEvent(content_index=entry.index, delta=delta, partial=self.message)
+        return _fast(
+            ThinkingDeltaEvent,
+            {"type": "thinking_delta", "content_index": entry.index, "delta": delta, "partial": self.message},
+        )
 
     def thinking(self, key: Hashable, delta: str, *, signature: str | None = None) -> tuple[Any, ...]:
         """``thinking_delta``, opening the block first when ``key`` is not open."""
@@ -221,7 +245,10 @@ class MessageBuilder:
             parsed = parse_partial(args)
             if parsed is not None:
                 entry.block.__dict__["arguments"] = parsed
-        return ToolCallDeltaEvent(content_index=entry.index, delta=delta, partial=self.message)
+        return _fast(
+            ToolCallDeltaEvent,
+            {"type": "toolcall_delta", "content_index": entry.index, "delta": delta, "partial": self.message},
+        )
 
     def toolcall(
         self, key: Hashable, delta: str, *, id: str | None = None, name: str | None = None

@@ -96,6 +96,9 @@ class ReadTool(Tool):
                 raise ToolError(f"Cannot read {path_arg}: {os_error_text(exc)}") from None
             if info.kind == "dir":
                 raise ToolError(f"Cannot read {path_arg}: it is a directory (EISDIR); use ls to list it")
+            if info.kind != "file":
+                # Devices and pipes could block forever or never end.
+                raise ToolError(f"Cannot read {path_arg}: not a regular file (a device, pipe or socket)")
             return candidate
         reason = os_error_text(first_error) if first_error else "not found"
         raise ToolError(f"Cannot read {path_arg}: {reason}")

@@ -205,3 +205,9 @@ async def test_huge_file_read_near_end_streams(tool, tmp_path):
     result = await run(tool, {"path": str(path), "offset": 299_998}, str(tmp_path))
     assert text_of(result) == "row 299997\nrow 299998\nrow 299999"
     assert os.path.getsize(path) > 2_000_000
+
+
+async def test_special_files_refused(tool, tmp_path):
+    os.mkfifo(tmp_path / "pipe")
+    message = await run_error(tool, {"path": "pipe"}, str(tmp_path))
+    assert "not a regular file" in message

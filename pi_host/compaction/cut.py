@@ -85,7 +85,8 @@ class CompactionPreparation:
 
 
 def _is_cut_point(item: ProjectedEntry) -> bool:
-    return any(role in CUT_ROLES for role in item.roles())
+    # decided on the raw entry: an omitted attempt can still be where the cut lands (rule 3)
+    return any(role in CUT_ROLES for role in item.raw_roles)
 
 
 def _starts_turn(item: ProjectedEntry) -> bool:
@@ -104,6 +105,8 @@ def find_cut_point(items: list[ProjectedEntry], keep_recent_tokens: int) -> CutP
     cut = cut_points[0]
     total = 0
     for index in range(len(items) - 1, -1, -1):
+        if items[index].type not in _CONTRIBUTING_TYPES:
+            continue
         total += _tokens(items[index])
         if total >= keep_recent_tokens:
             cut = next((c for c in cut_points if c >= index), cut_points[-1])
@@ -114,7 +117,7 @@ def find_cut_point(items: list[ProjectedEntry], keep_recent_tokens: int) -> CutP
     # 4. keep the model/thinking changes, labels... that directly precede the kept part
     while cut > 0 and items[cut - 1].type not in _CONTRIBUTING_TYPES:
         cut -= 1
-    first = next((i for i in range(cut, len(items)) if items[i].messages), cut)
+    first = next(i for i in range(cut, len(items)) if items[i].messages)
     if _starts_turn(items[first]):
         return CutPoint(cut)
     start = next((i for i in range(first - 1, -1, -1) if _starts_turn(items[i])), -1)

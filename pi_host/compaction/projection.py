@@ -19,6 +19,8 @@ Entry = dict[str, Any]
 class ProjectedEntry:
     entry: Entry
     messages: list[Any] = field(default_factory=list)
+    raw_roles: list[str] = field(default_factory=list)
+    """Roles the entry projects to before context edits (an omitted attempt keeps its role)."""
 
     @property
     def id(self) -> str:
@@ -176,8 +178,9 @@ def project_entries(entries: list[Entry]) -> list[ProjectedEntry]:
             out.append(ProjectedEntry(entry))  # an older compaction inside the kept range
             continue
         messages = project_entry(entry)
+        raw_roles = [getattr(m, "role", "") for m in messages]
         edit = edits.get(entry["id"])
         if edit is not None and messages:
             messages = _apply_edit(messages, edit.get("replacement"))
-        out.append(ProjectedEntry(entry, messages))
+        out.append(ProjectedEntry(entry, messages, raw_roles))
     return out

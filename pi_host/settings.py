@@ -110,6 +110,8 @@ def validate_settings(data: dict[str, Any], source: str) -> tuple[dict[str, Any]
 
     The returned dict is the file's own JSON (unknown keys included), never defaults.
     """
+    if not data:
+        return {}, []  # nothing to check; spares the pydantic import for commands without settings
     from pydantic import ValidationError
 
     from pi_host.settings_schema import Settings
@@ -356,3 +358,13 @@ def update_settings_file(path: str, changes: dict[str, Any]) -> dict[str, Any]:
             _set_dotted(data, dotted, value)
         write_json_atomic(path, data)
         return data
+
+
+def update_user_settings(changes: dict[str, Any]) -> dict[str, Any]:
+    """:func:`update_settings_file` on ``<agent dir>/settings.json``."""
+    return update_settings_file(user_settings_path(), changes)
+
+
+def update_project_settings(cwd: str, changes: dict[str, Any]) -> dict[str, Any]:
+    """:func:`update_settings_file` on ``<cwd>/.pi/settings.json``."""
+    return update_settings_file(project_settings_path(cwd), changes)

@@ -186,3 +186,19 @@ def test_atomic_write_keeps_file_mode(tmp_path):
     os.chmod(path, 0o600)
     st.update_settings_file(str(path), {"b": 2})
     assert os.stat(path).st_mode & 0o777 == 0o600
+
+
+def test_user_and_project_update_helpers(isolated_environment):
+    agent, work = isolated_environment["agent"], isolated_environment["work"]
+    st.update_user_settings({"defaultModel": "faux/faux-1"})
+    st.update_project_settings(str(work), {"compaction.reserveTokens": 1000})
+    merged, problems = st.load_settings(str(work))
+    assert problems == []
+    assert merged["defaultModel"] == "faux/faux-1" and merged["compaction"] == {"reserveTokens": 1000}
+    assert json.loads((agent / "settings.json").read_text()) == {"defaultModel": "faux/faux-1"}
+
+
+def test_values_written_by_update_are_validated_on_next_load(isolated_environment):
+    st.update_user_settings({"steeringMode": "sometimes"})
+    merged, problems = st.load_settings(str(isolated_environment["work"]))
+    assert "steeringMode" not in merged and "steeringMode" in problems[0]

@@ -165,11 +165,33 @@ class GoogleParser:
         return events + builder.done(mapped, raw=reason)
 
 
+def _scrub(body: Any) -> Any:
+    """Unpaired UTF-16 surrogates removed from every string (reference §2.4); one orjson pass
+    detects the usual case of nothing to do."""
+    try:
+        orjson.dumps(body)
+        return body
+    except TypeError:
+        pass
+    from pi_host.llm.transform import scrub_surrogates
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return scrub_surrogates(value)
+        if isinstance(value, dict):
+            return {key: walk(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        return value
+
+    return walk(body)
+
+
 def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any], dict[str, str]]:
     """(url, body, headers) for a request; pure, for tests."""
     messages = transform_messages(context.messages, model)
     cap = clamp_max_tokens(model, messages, options.max_tokens or None)
-    body = build_body(model, messages, context.tools, options, cap)
+    body = _scrub(build_body(model, messages, context.tools, options, cap))
     url = f"{model.base_url.rstrip('/')}/models/{model.id}:streamGenerateContent?alt=sse"
     headers: dict[str, str] = {}
     if options.api_key:

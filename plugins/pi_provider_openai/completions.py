@@ -10,7 +10,15 @@ from pi_host.llm.http import apply_payload_hook, open_sse
 from pi_provider_openai import compat as compat_flags
 from pi_provider_openai.completions_request import build_body
 from pi_provider_openai.completions_stream import CompletionsParser
-from pi_provider_openai.shared import auth_headers, endpoint, loads, mistral_tool_id, output_cap, transform
+from pi_provider_openai.shared import (
+    auth_headers,
+    endpoint,
+    loads,
+    mistral_tool_id,
+    output_cap,
+    scrub_body,
+    transform,
+)
 from pi_provider_openai.sse import iter_batches
 
 API = "openai-completions"
@@ -29,7 +37,9 @@ def prepare(
     messages = transform(
         model, context.messages, mistral_tool_id if flags.get("requiresMistralToolIds") else "auto"
     )
-    body = build_body(model, messages, context.tools, options, flags, output_cap(model, messages, options))
+    body = scrub_body(
+        build_body(model, messages, context.tools, options, flags, output_cap(model, messages, options))
+    )
     headers = auth_headers(model, options)
     affinity = flags.get("sessionAffinityHeader")
     if affinity and options.session_id:

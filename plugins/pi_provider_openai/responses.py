@@ -9,7 +9,7 @@ from pi_host.llm.builder import MessageBuilder, guard
 from pi_host.llm.http import apply_payload_hook, open_sse
 from pi_provider_openai.responses_request import build_body
 from pi_provider_openai.responses_stream import ResponsesParser
-from pi_provider_openai.shared import auth_headers, endpoint, loads, output_cap, transform
+from pi_provider_openai.shared import auth_headers, endpoint, loads, output_cap, scrub_body, transform
 from pi_provider_openai.sse import iter_events
 
 API = "openai-responses"
@@ -24,7 +24,9 @@ def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any]
     """(url, body, headers) for a request; pure, for tests."""
     flags = dict(model.compat or {})
     messages = transform(model, context.messages)
-    body = build_body(model, messages, context.tools, options, flags, output_cap(model, messages, options))
+    body = scrub_body(
+        build_body(model, messages, context.tools, options, flags, output_cap(model, messages, options))
+    )
     return endpoint(model.base_url, "/responses"), body, auth_headers(model, options)
 
 

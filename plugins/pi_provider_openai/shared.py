@@ -58,5 +58,30 @@ def auth_headers(model: Any, options: Any, scheme: str = "bearer") -> dict[str, 
     return headers
 
 
+def scrub_body(body: Any) -> Any:
+    """The body with unpaired UTF-16 surrogates removed from every string (reference §2.4).
+
+    One orjson encode finds out whether there is anything to do (it rejects lone surrogates), so
+    the usual clean body costs a single fast pass.
+    """
+    try:
+        orjson.dumps(body)
+        return body
+    except TypeError:  # orjson.JSONEncodeError: a lone surrogate (or a non-JSON value)
+        pass
+    from pi_host.llm.transform import scrub_surrogates
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return scrub_surrogates(value)
+        if isinstance(value, dict):
+            return {key: walk(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        return value
+
+    return walk(body)
+
+
 def endpoint(base_url: str, path: str) -> str:
     return base_url.rstrip("/") + path

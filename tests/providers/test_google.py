@@ -235,3 +235,9 @@ async def test_const_becomes_enum_and_text_only_models_get_placeholders(sse):
     parts = body["contents"][0]["parts"]
     assert parts[0] == {"text": "see"} and "image" in parts[1]["text"] and "inlineData" not in str(parts)
     assert "thinkingConfig" not in body["generationConfig"]
+
+
+async def test_unpaired_surrogates_are_scrubbed(sse):
+    ctx = context(messages=[UserMessage(content="bad \udc00 text 🎉")])
+    await run(sse, "google_max_tokens.sse", ctx=ctx)
+    assert sse.last.json["contents"][0]["parts"] == [{"text": "bad  text 🎉"}]

@@ -327,3 +327,9 @@ def test_foreign_responses_ids_become_completions_ids():
     body, _, _ = body_for(ctx=ctx)
     assert body["messages"][2]["tool_calls"][0]["id"] == "call_abc_fc_item___"
     assert body["messages"][3]["tool_call_id"] == "call_abc_fc_item___"
+
+
+def test_unpaired_surrogates_are_scrubbed_and_emoji_kept():
+    ctx = context(messages=[UserMessage(content="broken \ud800 pair, fine 🎉")])
+    body, _, _ = body_for(ctx=ctx)
+    assert body["messages"][1]["content"] == "broken  pair, fine 🎉"

@@ -1,6 +1,7 @@
 """AGENTS.md / CLAUDE.md context files as the ``project_context`` prompt section.
 
-Not subject to project trust. ``--no-context-files`` / ``-nc`` turns it off. See docs/context.md.
+Not subject to project trust. ``--no-context-files`` / ``-nc`` turns it off. Read once per
+session and again on reload. See docs/context.md.
 """
 
 from pi_host import hookimpl
@@ -13,12 +14,9 @@ ORDER = 50
 def _sections(ctx):
     if ctx.get_flag("no-context-files"):
         return {}
-    from pi_context_agents_files.discovery import discover, render
-    from pi_host import paths
-    from pi_host.protocol.transcript import wrap_section
+    from pi_context_agents_files.source import sections
 
-    body = render(discover(paths.agent_dir(), ctx.cwd))
-    return {"project_context": wrap_section("project_context", body)} if body else {}
+    return sections(ctx)
 
 
 @hookimpl
@@ -29,3 +27,11 @@ def register_context_sources():
 @hookimpl
 def register_cli_flags():
     return [CliFlag("no-context-files", "Do not load AGENTS.md / CLAUDE.md files", aliases=["-nc"])]
+
+
+@hookimpl
+def on_session_start(event, ctx):
+    if event.get("reason") == "reload":
+        from pi_context_agents_files.source import forget
+
+        forget(ctx.session)

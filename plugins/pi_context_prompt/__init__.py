@@ -14,17 +14,9 @@ plugins at the default order (100) add their sections after cwd."""
 
 
 def _head(ctx):
-    from pi_context_prompt.build import head_sections
-    from pi_host import paths
+    from pi_context_prompt.source import head
 
-    return head_sections(
-        cwd=ctx.cwd,
-        agent_dir=paths.agent_dir(),
-        tools=ctx.session.active_tools,
-        system_prompt_flag=ctx.get_flag("system-prompt"),
-        append_flag=ctx.get_flag("append-system-prompt"),
-        trusted=ctx.get_flag("project-trusted") is not False,
-    )
+    return head(ctx)
 
 
 def _cwd(ctx):
@@ -51,3 +43,11 @@ def register_cli_flags():
             type="list",
         ),
     ]
+
+
+@hookimpl
+def on_session_start(event, ctx):
+    if event.get("reason") == "reload":
+        from pi_context_prompt.source import forget
+
+        forget(ctx.session)

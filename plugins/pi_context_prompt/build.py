@@ -164,6 +164,38 @@ def docs_body(root: str) -> str:
     return "\n".join(lines)
 
 
+def prompt_texts(
+    cwd: str, agent_dir: str, system_prompt_flag: Any, append_flag: Any, trusted: bool
+) -> tuple[str | None, str | None]:
+    """The custom prompt and the append text (either None), from flags and files."""
+    return (
+        custom_prompt(cwd, agent_dir, system_prompt_flag, trusted),
+        append_text(cwd, agent_dir, append_flag, trusted),
+    )
+
+
+def assemble(
+    custom: str | None,
+    addendum: str | None,
+    tools: dict[str, Any],
+    extra_guidelines: list[str] = (),  # type: ignore[assignment]
+) -> dict[str, str]:
+    """The head sections in prompt order: preamble, then tools/rules/docs (default prompt only),
+    then addendum."""
+    sections: dict[str, str] = {}
+    if custom is not None:
+        sections["preamble"] = custom
+    else:
+        shown = visible_tools(tools)
+        sections["preamble"] = PREAMBLE
+        sections["tools"] = wrap_section("tools", tools_body(shown))
+        sections["rules"] = wrap_section("rules", rules_body(shown, extra_guidelines))
+        sections["docs"] = wrap_section("docs", docs_body(package_dir()))
+    if addendum:
+        sections["addendum"] = wrap_section("addendum", addendum)
+    return sections
+
+
 def head_sections(
     *,
     cwd: str,
@@ -174,20 +206,8 @@ def head_sections(
     trusted: bool = True,
     extra_guidelines: list[str] = (),  # type: ignore[assignment]
 ) -> dict[str, str]:
-    custom = custom_prompt(cwd, agent_dir, system_prompt_flag, trusted)
-    sections: dict[str, str] = {}
-    if custom is not None:
-        sections["preamble"] = custom
-    else:
-        shown = visible_tools(tools)
-        sections["preamble"] = PREAMBLE
-        sections["tools"] = wrap_section("tools", tools_body(shown))
-        sections["rules"] = wrap_section("rules", rules_body(shown, extra_guidelines))
-        sections["docs"] = wrap_section("docs", docs_body(package_dir()))
-    addendum = append_text(cwd, agent_dir, append_flag, trusted)
-    if addendum:
-        sections["addendum"] = wrap_section("addendum", addendum)
-    return sections
+    custom, addendum = prompt_texts(cwd, agent_dir, system_prompt_flag, append_flag, trusted)
+    return assemble(custom, addendum, tools, extra_guidelines)
 
 
 def cwd_section(cwd: str) -> dict[str, str]:

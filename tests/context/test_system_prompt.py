@@ -172,3 +172,26 @@ async def test_leading_system_message_carries_sections(isolated_environment):
     assert wire["content"] == ""
     assert wire["sections"]["project_context"].startswith("<project_context>\n")
     assert [t["name"] for t in wire["toolsAdded"]] == ["read", "bash"]
+
+
+async def test_files_are_read_once_per_session_until_reload(isolated_environment):
+    work, agent = isolated_environment["work"], isolated_environment["agent"]
+    (work / "AGENTS.md").write_text("v1")
+    (agent / "APPEND_SYSTEM.md").write_text("append v1")
+    session = await make_session(work)
+    first = await session.build_sections()
+    (work / "AGENTS.md").write_text("v2")  # e.g. the agent edited it during the run
+    (agent / "APPEND_SYSTEM.md").write_text("append v2")
+    assert await session.build_sections() == first
+    await session.host.dispatch("session_start", {"reason": "reload"}, session.ctx)
+    reloaded = await session.build_sections()
+    assert (
+        "v2" in reloaded["project_context"] and reloaded["addendum"] == "<addendum>\nappend v2\n</addendum>"
+    )
+
+
+async def test_tools_section_follows_active_tools(isolated_environment):
+    session = await make_session(isolated_environment["work"])
+    assert "- bash:" in (await session.build_sections())["tools"]
+    del session.active_tools["bash"]
+    assert "- bash:" not in (await session.build_sections())["tools"]

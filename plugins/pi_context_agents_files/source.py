@@ -1,0 +1,32 @@
+"""The ``project_context`` section, read once per session (and again after a reload).
+
+Files are read at start-up as pi does, not before every prompt: the agent often edits AGENTS.md
+itself, and re-reading it would rewrite the prompt mid-conversation (a patch system message and a
+prompt-cache miss on every edit).
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from pi_context_agents_files.discovery import discover, render
+from pi_host import paths
+from pi_host.protocol.transcript import wrap_section
+
+_cache: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictionary()
+
+
+def sections(ctx: Any) -> dict[str, str]:
+    if ctx.get_flag("no-context-files"):
+        return {}
+    found = _cache.get(ctx.session)
+    if found is None:
+        body = render(discover(paths.agent_dir(), ctx.cwd))
+        found = {"project_context": wrap_section("project_context", body)} if body else {}
+        _cache[ctx.session] = found
+    return dict(found)
+
+
+def forget(session: Any) -> None:
+    _cache.pop(session, None)

@@ -78,3 +78,31 @@ def test_at_file_arguments_and_missing_file(isolated_environment):
     missing = run(work, "-p", "@absent.txt", "x")
     assert missing.returncode == 1
     assert str(work / "absent.txt") in missing.stderr
+
+
+def test_prompt_flags_on_the_command_line(isolated_environment, tmp_path):
+    work = isolated_environment["work"]
+    make_project(work)
+    result = run(
+        work,
+        *("--mode", "json", "--no-session", "-nc", "-ns", "-np"),
+        *(
+            "--system-prompt",
+            "Be a pirate.",
+            "--append-system-prompt",
+            "one",
+            "--append-system-prompt",
+            "two",
+        ),
+        *("--skill", str(work / ".pi" / "skills" / "hello")),
+        "/skill:hello bonjour",
+    )
+    assert result.returncode == 0, result.stderr
+    ends = [e["message"] for e in events(result.stdout) if e["type"] == "message_end"]
+    system = next(m for m in ends if m["role"] == "system")
+    assert list(system["sections"]) == ["preamble", "addendum", "skills", "cwd"]
+    assert system["sections"]["preamble"] == "Be a pirate."
+    assert system["sections"]["addendum"] == "<addendum>\none\n\ntwo\n</addendum>"
+    user = next(m for m in ends if m["role"] == "user")
+    assert user["content"][0]["text"].startswith('<skill name="hello"')
+    assert user["content"][0]["text"].endswith("</skill>\n\nbonjour")

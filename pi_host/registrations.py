@@ -72,6 +72,10 @@ class ContextSource:
     expand_input: Callable[[str, Any], Any] | None = None
     order: int = 100
     """Sources run in ascending order, then load order."""
+    commands: Callable[[Any], Any] | None = None
+    """``commands(ctx)`` (may be async) lists the slash commands this source expands, for
+    completion and RPC ``get_commands``: dicts ``{name, description, source: "prompt"|"skill",
+    sourceInfo: {path, source, scope, origin, baseDir?}}``."""
 
 
 @dataclass

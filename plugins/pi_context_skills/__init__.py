@@ -24,9 +24,19 @@ async def _expand(text, ctx):
     return await expand_input(text, ctx)
 
 
+async def _commands(ctx):
+    from pi_context_skills.source import commands
+
+    return await commands(ctx)
+
+
 @hookimpl
 def register_context_sources():
-    return [ContextSource(name="skills", sections=_sections, expand_input=_expand, order=ORDER)]
+    return [
+        ContextSource(
+            name="skills", sections=_sections, expand_input=_expand, commands=_commands, order=ORDER
+        )
+    ]
 
 
 @hookimpl

@@ -97,3 +97,33 @@ async def expand_input(text: str, ctx: Any) -> str | None:
     if not text.startswith("/skill:"):
         return None
     return expand_skill_command(text, (await skills_for(ctx)).skills)
+
+
+_SCOPES = {
+    "user": "user",
+    "project": "project",
+    "settings": "user",
+    "cli": "temporary",
+    "extension": "temporary",
+}
+
+
+async def commands(ctx: Any) -> list[dict[str, Any]]:
+    """``skill:<name>`` commands, unless the setting ``enableSkillCommands`` is false."""
+    if (ctx.settings or {}).get("enableSkillCommands") is False:
+        return []
+    return [
+        {
+            "name": f"skill:{skill.name}",
+            "description": skill.description,
+            "source": "skill",
+            "sourceInfo": {
+                "path": skill.file_path,
+                "source": "local",
+                "scope": _SCOPES.get(skill.source, "user"),
+                "origin": "top-level",
+                "baseDir": skill.base_dir,
+            },
+        }
+        for skill in (await skills_for(ctx)).skills
+    ]

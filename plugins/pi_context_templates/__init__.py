@@ -19,9 +19,15 @@ async def _expand(text, ctx):
     return await expand_input(text, ctx)
 
 
+async def _commands(ctx):
+    from pi_context_templates.source import commands
+
+    return await commands(ctx)
+
+
 @hookimpl
 def register_context_sources():
-    return [ContextSource(name="prompt-templates", expand_input=_expand, order=ORDER)]
+    return [ContextSource(name="prompt-templates", expand_input=_expand, commands=_commands, order=ORDER)]
 
 
 @hookimpl

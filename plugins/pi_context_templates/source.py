@@ -62,3 +62,33 @@ def forget(session: Any) -> None:
 
 async def expand_input(text: str, ctx: Any) -> str | None:
     return expand(text, (await templates_for(ctx)).templates)
+
+
+_SCOPES = {
+    "user": "user",
+    "project": "project",
+    "settings": "user",
+    "cli": "temporary",
+    "extension": "temporary",
+}
+
+
+async def commands(ctx: Any) -> list[dict[str, Any]]:
+    """One command per template, in discovery order."""
+    result = []
+    for template in (await templates_for(ctx)).templates.values():
+        entry: dict[str, Any] = {
+            "name": template.name,
+            "description": template.description,
+            "source": "prompt",
+            "sourceInfo": {
+                "path": template.file_path,
+                "source": "local",
+                "scope": _SCOPES.get(template.source, "user"),
+                "origin": "top-level",
+            },
+        }
+        if template.argument_hint:
+            entry["argumentHint"] = template.argument_hint
+        result.append(entry)
+    return result

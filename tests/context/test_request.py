@@ -122,3 +122,30 @@ async def test_cli_flags_skill_and_prompt_template(isolated_environment, tmp_pat
     request = pi_provider_faux.requests[-1]
     assert "<name>one</name>" in request["messages"][0].sections["skills"]
     assert user_text(request["messages"][1]) == "T: a b"
+
+
+async def test_context_sources_list_their_commands(isolated_environment):
+    work = isolated_environment["work"]
+    skill_file = make_project(work)
+    session = await make_session(work)
+    listed = []
+    for source in session.context_sources:
+        if source.commands is not None:
+            listed.extend(await source.commands(session.ctx))
+    by_name = {c["name"]: c for c in listed}
+    assert [c["name"] for c in listed] == ["skill:changelog", "review"]  # skills (60) before templates (70)
+    assert by_name["review"]["source"] == "prompt" and by_name["review"]["description"] == "Review a file"
+    assert by_name["review"]["sourceInfo"]["scope"] == "project"
+    skill_cmd = by_name["skill:changelog"]
+    assert skill_cmd["source"] == "skill" and skill_cmd["sourceInfo"]["path"] == str(skill_file)
+    assert skill_cmd["sourceInfo"]["baseDir"] == str(skill_file.parent)
+
+
+async def test_enable_skill_commands_false_hides_skill_commands_only(isolated_environment):
+    work = isolated_environment["work"]
+    make_project(work)
+    session = await make_session(work, settings={"enableSkillCommands": False})
+    skills = next(s for s in session.context_sources if s.name == "skills")
+    assert await skills.commands(session.ctx) == []
+    await session.prompt("/skill:changelog x")  # expansion still works
+    assert user_text(pi_provider_faux.requests[-1]["messages"][1]).startswith('<skill name="changelog"')

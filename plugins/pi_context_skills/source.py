@@ -13,6 +13,7 @@ from pi_host import paths
 from pi_host.protocol.transcript import wrap_section
 
 _cache: weakref.WeakKeyDictionary[Any, Discovery] = weakref.WeakKeyDictionary()
+_reloaded: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def _list_flag(ctx: Any, name: str) -> list[str]:
@@ -35,7 +36,8 @@ async def _extension_paths(ctx: Any) -> list[str]:
         if isinstance(result, dict) and isinstance(result.get("skillPaths"), list):
             found.extend(str(p) for p in result["skillPaths"])
 
-    await host.dispatch("resources_discover", {"cwd": ctx.cwd, "reason": "startup"}, ctx, fold=fold)
+    reason = "reload" if ctx.session in _reloaded else "startup"
+    await host.dispatch("resources_discover", {"cwd": ctx.cwd, "reason": reason}, ctx, fold=fold)
     return found
 
 
@@ -70,7 +72,9 @@ async def skills_for(ctx: Any) -> Discovery:
 
 
 def forget(session: Any) -> None:
+    """Drop the session's discovery (on reload); the next one asks plugins with reason reload."""
     _cache.pop(session, None)
+    _reloaded.add(session)
 
 
 def _reader(ctx: Any) -> tuple[bool, str | None]:

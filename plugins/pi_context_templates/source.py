@@ -10,6 +10,7 @@ from pi_context_templates.templates import Discovery, Locations, discover, expan
 from pi_host import paths
 
 _cache: weakref.WeakKeyDictionary[Any, Discovery] = weakref.WeakKeyDictionary()
+_reloaded: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def _list_flag(ctx: Any, name: str) -> list[str]:
@@ -29,7 +30,8 @@ async def _extension_paths(ctx: Any) -> list[str]:
         if isinstance(result, dict) and isinstance(result.get("promptPaths"), list):
             found.extend(str(p) for p in result["promptPaths"])
 
-    await host.dispatch("resources_discover", {"cwd": ctx.cwd, "reason": "startup"}, ctx, fold=fold)
+    reason = "reload" if ctx.session in _reloaded else "startup"
+    await host.dispatch("resources_discover", {"cwd": ctx.cwd, "reason": reason}, ctx, fold=fold)
     return found
 
 
@@ -57,7 +59,9 @@ async def templates_for(ctx: Any) -> Discovery:
 
 
 def forget(session: Any) -> None:
+    """Drop the session's discovery (on reload); the next one asks plugins with reason reload."""
     _cache.pop(session, None)
+    _reloaded.add(session)
 
 
 async def expand_input(text: str, ctx: Any) -> str | None:

@@ -149,3 +149,28 @@ async def test_enable_skill_commands_false_hides_skill_commands_only(isolated_en
     assert await skills.commands(session.ctx) == []
     await session.prompt("/skill:changelog x")  # expansion still works
     assert user_text(pi_provider_faux.requests[-1]["messages"][1]).startswith('<skill name="changelog"')
+
+
+async def test_reload_rediscovers_with_reason_reload(isolated_environment, tmp_path):
+    work = isolated_environment["work"]
+    reasons = []
+    extra = tmp_path / "ext-prompts"
+    extra.mkdir()
+
+    class Provider:
+        @hookimpl
+        def on_resources_discover(self, event, ctx):
+            reasons.append(event["reason"])
+            return {"promptPaths": [str(extra)]}
+
+    session = await make_session(work, plugins=[Provider()])
+    await session.prompt("/later x")
+    assert user_text(pi_provider_faux.requests[-1]["messages"][1]) == "/later x"
+    (extra / "later.md").write_text("Later: $1")
+    await session.host.dispatch("session_start", {"reason": "reload"}, session.ctx)
+    await session.prompt("/later x")
+    assert (
+        user_text([m for m in pi_provider_faux.requests[-1]["messages"] if m.role == "user"][-1])
+        == "Later: x"
+    )
+    assert reasons[:2] == ["startup", "startup"] and reasons[-1] == "reload"

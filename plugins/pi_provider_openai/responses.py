@@ -10,7 +10,7 @@ from pi_host.llm.http import apply_payload_hook, open_sse
 from pi_provider_openai.responses_request import build_body
 from pi_provider_openai.responses_stream import ResponsesParser
 from pi_provider_openai.shared import auth_headers, endpoint, loads, output_cap, scrub_body, transform
-from pi_provider_openai.sse import iter_events
+from pi_provider_openai.sse import iter_batches
 
 API = "openai-responses"
 
@@ -36,11 +36,15 @@ async def _events(builder: MessageBuilder, model: Any, context: Any, options: An
     async with open_sse(url, body=body, headers=headers, options=options) as response:
         yield builder.start()
         parser = ResponsesParser(builder)
-        async for _name, data in iter_events(response.response):
-            if data == b"[DONE]":
-                continue
-            for event in parser.feed(loads(data)):
-                yield event
+        feed = parser.feed
+        async for batch in iter_batches(response.response):
+            for _name, data in batch:
+                if data == b"[DONE]":
+                    continue
+                for event in feed(loads(data)):
+                    yield event
+                if parser.status is not None:
+                    break
             if parser.status is not None:
                 break
         for event in parser.finish():

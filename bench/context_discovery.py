@@ -47,8 +47,11 @@ def build_tree(root: str) -> tuple[str, str]:
     os.makedirs(os.path.join(agent, "prompts"))
     os.makedirs(os.path.join(cwd, ".pi", "prompts"))
     for i in range(20):
-        for base in (os.path.join(agent, "prompts"), os.path.join(cwd, ".pi", "prompts")):
-            with open(os.path.join(base, f"tpl{i}.md"), "w") as handle:
+        for prefix, base in (
+            ("tpl", os.path.join(agent, "prompts")),
+            ("ptpl", os.path.join(cwd, ".pi", "prompts")),
+        ):
+            with open(os.path.join(base, f"{prefix}{i}.md"), "w") as handle:
                 handle.write(
                     f"---\ndescription: Template {i}\nargument-hint: <file>\n---\nDo $1 with ${{@:2}}.\n"
                 )
@@ -96,6 +99,7 @@ def median_ms(fn, runs: int = RUNS) -> float:
 
 def main() -> None:
     start = time.perf_counter()
+    import pathspec  # noqa: F401  (only imported when an ignore file exists)
     import yaml  # noqa: F401
 
     import pi_host.frontmatter  # noqa: F401
@@ -152,7 +156,7 @@ def main() -> None:
     print(f"context discovery, empty dir baseline: {base:7.2f} ms")
     print(f"ratio deep / baseline                : {deep / base:7.1f}x")
     print(f"session.build_sections() + template  : {full:7.2f} ms  (session caches cleared, all sources)")
-    print(f"one-time import of PyYAML+frontmatter: {yaml_ms:7.2f} ms")
+    print(f"one-time import of PyYAML + pathspec : {yaml_ms:7.2f} ms")
     print("target: < 20 ms for discovery ->", "OK" if deep < 20 else "OVER")
 
 

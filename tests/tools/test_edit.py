@@ -174,3 +174,49 @@ async def test_first_changed_line_with_multiple_edits(tool, tmp_path):
     assert result.details["firstChangedLine"] == 7
     assert "..." in result.details["diff"]  # two hunks separated
     assert result.details["patch"].count("@@ -") == 2
+
+
+async def test_randomised_exact_edits_match_plain_replacement(tool, tmp_path):
+    import random
+
+    rng = random.Random(1234)
+    words = ["alpha", "beta", "gamma", "delta", "  indent", "x = 1;", "", "end"]
+    for round_number in range(60):
+        eol = rng.choice(["\n", "\r\n"])
+        lines = [f"{rng.choice(words)} <{i}>" for i in range(rng.randint(1, 12))]
+        original = eol.join(lines) + (eol if rng.random() < 0.7 else "")
+        start = rng.randrange(len(lines))
+        end = min(len(lines), start + rng.randint(1, 3))
+        old = "\n".join(lines[start:end])
+        new = f"NEW{round_number}\nsecond"
+        path = tmp_path / f"r{round_number}.txt"
+        path.write_bytes(original.encode())
+        await run(tool, edit_args(path.name, (old, new)), str(tmp_path))
+        expected = original.replace(eol.join(lines[start:end]), new.replace("\n", eol), 1)
+        assert path.read_bytes().decode() == expected, (original, old)
+
+
+async def test_randomised_fuzzy_edits_leave_other_lines_byte_identical(tool, tmp_path):
+    import random
+
+    rng = random.Random(99)
+    for round_number in range(40):
+        eol = rng.choice(["\n", "\r\n"])
+        count = rng.randint(3, 10)
+        plain = [f"say \u201citem {i}\u201d" if rng.random() < 0.5 else f"line {i}" for i in range(count)]
+        stored = [text + rng.choice(["", " ", "\t ", "   "]) for text in plain]
+        original = eol.join(stored) + eol
+        target = rng.randrange(count)
+        # Smart quotes on the target line: the plain-quote oldText cannot match exactly.
+        plain[target] = f"say \u201citem {target}\u201d"
+        stored[target] = plain[target] + "  "
+        original = eol.join(stored) + eol
+        old = plain[target].replace("\u201c", '"').replace("\u201d", '"')
+        path = tmp_path / f"f{round_number}.txt"
+        path.write_bytes(original.encode())
+        await run(tool, edit_args(path.name, (old, f"REPLACED {round_number}")), str(tmp_path))
+        result = path.read_bytes().decode().split(eol)
+        assert result[target] == f"REPLACED {round_number}"
+        for index, line in enumerate(stored):
+            if index != target:
+                assert result[index] == line

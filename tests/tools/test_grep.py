@@ -21,11 +21,19 @@ def matched_files(text: str) -> set[str]:
     return {line.split(":")[0] for line in text.splitlines() if ":" in line and not line.startswith("[")}
 
 
-async def test_ripgrep_comes_from_the_wheel():
+def test_ripgrep_lookup_order(tmp_path):
     import os
     import sys
 
-    assert find_ripgrep().startswith(os.path.dirname(sys.executable)) or find_ripgrep()
+    agent = tmp_path / "agent-dir"
+    wheel_rg = os.path.join(os.path.dirname(sys.executable), "rg")
+    if os.path.exists(wheel_rg):  # the ripgrep wheel installs rg next to the interpreter
+        assert find_ripgrep(str(agent)) == wheel_rg
+    (agent / "bin").mkdir(parents=True)
+    own = agent / "bin" / "rg"
+    own.write_text("#!/bin/sh\n")
+    own.chmod(0o755)
+    assert find_ripgrep(str(agent)) == str(own)  # <agent dir>/bin comes first
 
 
 async def test_match_lines_and_ignore_rules(tool, project):

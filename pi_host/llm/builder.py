@@ -17,8 +17,9 @@ tool-call index, ...), so interleaved blocks work; ``content_index`` is the bloc
 ``partial.content``. After its ``*_end`` a key is free again and a later use opens a new block.
 
 Cost per delta matters (adapters stream tens of thousands of deltas): text grows by in-place
-append (no quadratic copying), events are built once, and tool-call arguments are re-parsed with
-jiter only when the delta is non-empty.
+append (no quadratic copying), delta events skip re-validation, and tool-call arguments are kept
+current by :class:`~pi_host.llm.partial_json.PartialObject` (jiter partial parses, with a fast
+path for deltas that only extend the string being streamed).
 
 :func:`guard` wraps an adapter's event generator so that nothing escapes as an exception: errors,
 aborts and idle timeouts become one terminal ``error`` event carrying what streamed so far.
@@ -32,7 +33,7 @@ from collections.abc import AsyncIterator, Hashable
 from typing import Any
 
 from pi_host.abort import NEVER, AbortError, AbortSignal
-from pi_host.llm.partial_json import parse_final, parse_partial
+from pi_host.llm.partial_json import PartialObject, parse_final
 from pi_host.llm.usage import finalize_usage
 from pi_host.protocol import (
     AssistantMessage,
@@ -86,7 +87,7 @@ class _Open:
         self.index = index
         self.kind = kind
         self.block = block
-        self.args = ""
+        self.args: PartialObject | None = None
 
 
 class MessageBuilder:
@@ -238,11 +239,10 @@ class MessageBuilder:
     def toolcall_delta(self, key: Hashable, delta: str) -> ToolCallDeltaEvent:
         entry = self._open[key]
         if delta:
-            args = entry.args
-            entry.args = ""  # drop the extra reference so the append below is in place
-            args += delta
-            entry.args = args
-            parsed = parse_partial(args)
+            tracker = entry.args
+            if tracker is None:
+                tracker = entry.args = PartialObject()
+            parsed = tracker.feed(delta)
             if parsed is not None:
                 entry.block.__dict__["arguments"] = parsed
         return _fast(
@@ -266,7 +266,8 @@ class MessageBuilder:
         return (self.toolcall_delta(key, delta),)
 
     def toolcall_arguments_text(self, key: Hashable) -> str:
-        return self._open[key].args
+        tracker = self._open[key].args
+        return tracker.text if tracker is not None else ""
 
     def toolcall_end(self, key: Hashable, arguments: dict[str, Any] | None = None) -> ToolCallEndEvent | None:
         """Close a call: ``arguments`` given (APIs that send whole objects) or parsed from the
@@ -278,7 +279,7 @@ class MessageBuilder:
         if arguments is not None and isinstance(arguments, dict):
             block.arguments = arguments
         else:
-            parsed, error = parse_final(entry.args)
+            parsed, error = parse_final(entry.args.text if entry.args is not None else "")
             block.arguments = parsed
             if error is not None:
                 block.arguments_error = error

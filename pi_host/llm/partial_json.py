@@ -93,3 +93,124 @@ def parse_final(text: str) -> tuple[dict[str, Any], str | None]:
         kind = type(value).__name__ if value is not None else "null"
         return {}, f"Tool call arguments must be a JSON object, got {kind}; received: {text}"
     return value, None
+
+
+class PartialObject:
+    """Incremental partial parse of one streamed JSON object (a tool call's arguments).
+
+    A full jiter parse per delta costs O(length so far), which adds up for big arguments (a
+    file's content in a ``write`` call). Most deltas only extend the string value that is being
+    streamed, so this tracker follows the JSON lexical state (in a string? a key or a value? a
+    half-received escape?) by looking at each delta's characters once, and when a delta stays
+    inside the open value string it appends the decoded delta to that string in the last parse
+    result. Anything else (a quote, a structural character, an incomplete or ``\\u`` escape) falls
+    back to a full jiter ``trailing-strings`` parse of the whole text.
+    """
+
+    __slots__ = (
+        "_buf",
+        "value",
+        "_in_string",
+        "_escape",
+        "_is_key",
+        "_stack",
+        "_last",
+        "_leaf",
+        "full_parses",
+    )
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self.value: dict[str, Any] | None = None
+        self._in_string = False
+        self._escape = 0  # characters of an escape sequence still to come
+        self._is_key = False
+        self._stack: list[str] = []
+        self._last = ""  # last significant character outside strings
+        self._leaf: tuple[Any, Any] | None = None  # (container, key) of the open value string
+        self.full_parses = 0
+
+    @property
+    def text(self) -> str:
+        return self._buf.decode("utf-8", "replace")
+
+    def _scan(self, delta: str) -> None:
+        in_string = self._in_string
+        escape = self._escape
+        for ch in delta:
+            if in_string:
+                if escape:
+                    if escape == -1:  # the character after a backslash
+                        escape = 4 if ch == "u" else 0
+                    else:
+                        escape -= 1
+                elif ch == "\\":
+                    escape = -1
+                elif ch == '"':
+                    in_string = False
+                    self._last = '"'
+            elif ch == '"':
+                in_string = True
+                stack = self._stack
+                self._is_key = bool(stack) and stack[-1] == "{" and self._last in ("{", ",")
+            elif ch in "{[":
+                self._stack.append(ch)
+                self._last = ch
+            elif ch in "}]":
+                if self._stack:
+                    self._stack.pop()
+                self._last = ch
+            elif not ch.isspace():
+                self._last = ch
+        self._in_string = in_string
+        self._escape = escape
+
+    def _find_leaf(self) -> None:
+        self._leaf = None
+        if not (self._in_string and not self._is_key) or self.value is None:
+            return
+        container: Any = self.value
+        while True:
+            if isinstance(container, dict):
+                if not container:
+                    return
+                key: Any = next(reversed(container))
+            elif isinstance(container, list):
+                if not container:
+                    return
+                key = len(container) - 1
+            else:
+                return
+            item = container[key]
+            if isinstance(item, str):
+                self._leaf = (container, key)
+                return
+            container = item
+
+    def feed(self, delta: str) -> dict[str, Any] | None:
+        """Add a delta; return the current best-effort object (None until one exists)."""
+        if not delta:
+            return self.value
+        clean_start = self._in_string and not self._is_key and self._escape == 0 and self._leaf is not None
+        simple = '"' not in delta and "\\" not in delta
+        if not (clean_start and simple):
+            self._scan(delta)
+        self._buf += delta.encode()
+        if clean_start and self._in_string and self._escape == 0 and "\\u" not in delta:
+            if simple:
+                decoded = delta
+            else:
+                try:
+                    decoded = json.loads('"' + delta + '"')
+                except ValueError:
+                    decoded = None
+            if decoded is not None:
+                container, key = self._leaf  # type: ignore[misc]
+                container[key] += decoded
+                return self.value
+        self.full_parses += 1
+        parsed = parse_partial(bytes(self._buf))
+        if parsed is not None:
+            self.value = parsed
+        self._find_leaf()
+        return self.value

@@ -184,3 +184,41 @@ def test_text_growth_is_linear():
         b.text(0, piece)
     assert len(b.message.content[0].text) == 1_000_000
     assert time.perf_counter() - started < 1.5
+
+
+@pytest.mark.parametrize("ensure_ascii", [True, False])
+def test_incremental_partial_object_matches_full_reparse(ensure_ascii):
+    """Random cuts of real-looking arguments: the fast path must equal a jiter parse of the prefix."""
+    import json
+    import random
+
+    from pi_host.llm.partial_json import PartialObject
+
+    rng = random.Random(7)
+    docs = [
+        {
+            "path": "src/a.py",
+            "content": 'def f(x):\n    return "x" * 2  # ünïcode ✓ 🎉 \\ back\n' * 30,
+            "n": [1, 2.5, {"k": 'v"q'}],
+        },
+        {"a": ["x", "y\\z", {"b": "c\td"}], "e": None, "f": "end é 😀", "g": {"h": ["", "i"]}},
+        {"edits": [{"oldText": "a\nb", "newText": "c\nd"}, {"oldText": "é", "newText": '"q"'}]},
+        {"k": "x" * 300, "k2": "y,{}[]:" * 20, "bool": False},
+    ]
+    fast_paths = 0
+    for doc in docs:
+        text = json.dumps(doc, ensure_ascii=ensure_ascii)
+        for _ in range(15):
+            tracker = PartialObject()
+            i = deltas = 0
+            while i < len(text):
+                step = rng.randint(1, 12)
+                got = tracker.feed(text[i : i + step])
+                i += step
+                deltas += 1
+                want = parse_partial(text[:i])
+                if want is not None:
+                    assert got == want, text[:i][-40:]
+            assert tracker.value == doc
+            fast_paths += deltas - tracker.full_parses
+    assert fast_paths > 1000  # the fast path is actually taken

@@ -264,45 +264,45 @@ def get_or_default(settings: dict[str, Any], dotted: str) -> Any:
 # --- writing ---------------------------------------------------------------------------------
 
 
+STALE_LOCK_SECONDS = 10.0
+
+
 @contextlib.contextmanager
 def file_lock(path: str, timeout: float = 10.0) -> Iterator[None]:
-    """An exclusive lock on ``<path>.lock`` (fcntl where available, else an O_EXCL lock file)."""
+    """Hold ``<path>.lock`` while changing ``path``.
+
+    The lock is a *directory* created with an atomic ``mkdir`` and removed afterwards, the
+    convention of the ``proper-lockfile`` package pi uses, so pi and pi-host writing the same
+    settings.json or trust.json exclude each other and leave nothing behind. A lock older than
+    :data:`STALE_LOCK_SECONDS` belongs to a crashed writer and is taken over.
+    """
     lock_path = path + ".lock"
     os.makedirs(os.path.dirname(lock_path) or ".", exist_ok=True)
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
-        fcntl = None  # type: ignore[assignment]
-    if fcntl is not None:
-        with open(lock_path, "a+") as handle:
-            deadline = time.monotonic() + timeout
-            while True:
-                try:
-                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() > deadline:
-                        raise TimeoutError(f"could not lock {path}") from None
-                    time.sleep(0.01)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-        return
-    deadline = time.monotonic() + timeout  # pragma: no cover - Windows
-    while True:  # pragma: no cover
+    deadline = time.monotonic() + timeout
+    while True:
         try:
-            fd = os.open(lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            os.mkdir(lock_path)
             break
         except FileExistsError:
+            try:
+                age = time.time() - os.stat(lock_path).st_mtime
+            except FileNotFoundError:
+                continue  # released between our mkdir and stat
+            if age > STALE_LOCK_SECONDS:
+                with contextlib.suppress(OSError):
+                    if os.path.isdir(lock_path):
+                        os.rmdir(lock_path)
+                    else:
+                        os.unlink(lock_path)
+                continue
             if time.monotonic() > deadline:
-                raise TimeoutError(f"could not lock {path}") from None
-            time.sleep(0.01)
-    try:  # pragma: no cover
+                raise TimeoutError(f"{path} is locked by another writer ({lock_path})") from None
+            time.sleep(0.005)
+    try:
         yield
-    finally:  # pragma: no cover
-        os.close(fd)
-        os.unlink(lock_path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.rmdir(lock_path)
 
 
 def write_json_atomic(path: str, data: Any) -> None:

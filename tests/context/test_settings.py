@@ -202,3 +202,22 @@ def test_values_written_by_update_are_validated_on_next_load(isolated_environmen
     st.update_user_settings({"steeringMode": "sometimes"})
     merged, problems = st.load_settings(str(isolated_environment["work"]))
     assert "steeringMode" not in merged and "steeringMode" in problems[0]
+
+
+def test_lock_is_a_directory_removed_after_the_write(tmp_path):
+    path = tmp_path / "settings.json"
+    st.update_settings_file(str(path), {"a": 1})
+    assert not (tmp_path / "settings.json.lock").exists()
+
+
+def test_a_held_lock_blocks_and_a_stale_lock_is_taken_over(tmp_path):
+    path = tmp_path / "settings.json"
+    lock = tmp_path / "settings.json.lock"
+    lock.mkdir()  # another writer (pi) holds it
+    with pytest.raises(TimeoutError):
+        with st.file_lock(str(path), timeout=0.05):
+            pass
+    old = os.stat(lock).st_mtime - st.STALE_LOCK_SECONDS - 5
+    os.utime(lock, (old, old))
+    st.update_settings_file(str(path), {"a": 1})
+    assert json.loads(path.read_text()) == {"a": 1} and not lock.exists()

@@ -241,3 +241,31 @@ async def test_unpaired_surrogates_are_scrubbed(sse):
     ctx = context(messages=[UserMessage(content="bad \udc00 text 🎉")])
     await run(sse, "google_max_tokens.sse", ctx=ctx)
     assert sse.last.json["contents"][0]["parts"] == [{"text": "bad  text 🎉"}]
+
+
+async def test_abort_mid_stream_is_prompt(sse):
+    import asyncio
+    import time
+
+    from sse_server import FIXTURES, STALL
+
+    from pi_host.abort import AbortController
+
+    raw = (FIXTURES / "google/google_tools.sse").read_bytes()
+    sse.enqueue(Reply(parts=[raw[: raw.index(b"data: ", 400)], STALL]))
+    controller = AbortController()
+    events = []
+
+    async def consume():
+        async for event in stream_google(gemini(sse), context(), options(signal=controller.signal)):
+            events.append(event)
+
+    task = asyncio.create_task(consume())
+    while not any(e.type == "thinking_delta" for e in events):
+        await asyncio.sleep(0.005)
+    started = time.monotonic()
+    controller.abort()
+    await asyncio.wait_for(task, 2)
+    assert time.monotonic() - started < 0.1
+    message = final(events)
+    assert message.stop_reason == "aborted" and message.content[0].thinking

@@ -189,3 +189,24 @@ async def test_http_error_body_is_reported(sse):
     )
     message = final(await collect(stream_responses(model_for(sse), context(), options())))
     assert message.error_message.startswith("400") and "reasoning.effort" in message.error_message
+
+
+async def test_stall_times_out_and_500_is_retried(sse):
+    """A stalled stream ends with a timeout error; a 500 followed by a good stream succeeds."""
+    from sse_server import FIXTURES, STALL
+
+    raw = (FIXTURES / "openai/responses_tools.sse").read_bytes()
+    sse.enqueue(Reply(parts=[raw[:2000], STALL]))
+    message = final(
+        await collect(stream_responses(model_for(sse), context(), options(extra={"httpIdleTimeoutMs": 250})))
+    )
+    assert message.stop_reason == "error" and "timed out" in message.error_message.lower()
+    assert message.content and message.content[0].type == "thinking"
+
+    sse.enqueue(
+        Reply.json(500, {"error": {"message": "oops", "type": "server_error"}}),
+        Reply.from_fixture("openai/responses_tools.sse", chunk_size=300),
+    )
+    retry = {"retry": {"maxRetries": 1, "baseDelayMs": 5}}
+    message = final(await collect(stream_responses(model_for(sse), context(), options(extra=retry))))
+    assert message.stop_reason == "toolUse" and len(sse.requests) == 3

@@ -20,7 +20,7 @@ import stat as stat_module
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pi_host.abort import AbortSignal
@@ -246,6 +246,13 @@ def kill_process_group(pid: int) -> None:
             pass
 
 
+@dataclass
+class _RunState:
+    timed_out: bool = False
+    aborted: bool = False
+    killed: asyncio.Event = field(default_factory=asyncio.Event)
+
+
 class LocalShell:
     """Runs commands on this machine, each in its own process group (session)."""
 
@@ -278,12 +285,12 @@ class LocalShell:
             start_new_session=True,
         )
         started = time.monotonic()
-        state = {"timed_out": False, "aborted": False, "killed": asyncio.Event()}
+        state = _RunState()
 
         def kill(reason: str) -> None:
-            state[reason] = True
+            setattr(state, reason, True)
             kill_process_group(process.pid)
-            state["killed"].set()  # type: ignore[union-attr]
+            state.killed.set()
 
         remove = signal.add_listener(lambda: kill("aborted")) if signal is not None else (lambda: None)
         loop = asyncio.get_running_loop()
@@ -298,8 +305,8 @@ class LocalShell:
 
         assert process.stdout is not None
         try:
-            await self._pump(process.stdout, on_data, state["killed"], note_exit)  # type: ignore[arg-type]
-            grace = self.kill_grace_seconds if state["killed"].is_set() else None  # type: ignore[union-attr]
+            await self._pump(process.stdout, on_data, state.killed, note_exit)
+            grace = self.kill_grace_seconds if state.killed.is_set() else None
             try:
                 await asyncio.wait_for(process.wait(), grace)
             except TimeoutError:
@@ -318,8 +325,8 @@ class LocalShell:
             shell_exit = exited_at[0] - started
         return ExecResult(
             exit_code=code,
-            timed_out=bool(state["timed_out"]),
-            aborted=bool(state["aborted"]),
+            timed_out=state.timed_out,
+            aborted=state.aborted,
             shell_exited_after=shell_exit,
         )
 

@@ -221,3 +221,10 @@ async def test_background_process_holding_pipe_reported_on_timeout(tool, tmp_pat
 def test_sigkill_constant_used():
     # The kill used on abort/timeout cannot be caught or ignored by the command.
     assert signals.SIGKILL == 9
+
+
+async def test_redirected_background_process_does_not_hold_the_call(tool, tmp_path):
+    started = time.monotonic()
+    result = await run(tool, {"command": "sleep 2 > /dev/null 2>&1 & echo quick"}, str(tmp_path))
+    assert text_of(result) == "quick\n"
+    assert time.monotonic() - started < 1.5

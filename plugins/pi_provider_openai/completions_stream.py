@@ -108,7 +108,7 @@ class CompletionsParser:
                     delta = choice.get("delta")
                     if delta and len(delta) == 1:
                         content = delta.get("content")
-                        if content:
+                        if content and content.__class__ is str:
                             return (self.builder.text_delta(self._text_key, content),)
         return self._feed(chunk)
 
@@ -147,20 +147,42 @@ class CompletionsParser:
             self._text_key = ("text", self._seq)
         return self.builder.text(self._text_key, content)
 
+    def _thinking(self, piece: str, field: str) -> tuple[Any, ...]:
+        if self._kind != "thinking":
+            self._kind = "thinking"
+            self._seq += 1
+            self._thinking_key = ("thinking", self._seq)
+        return self.builder.thinking(self._thinking_key, piece, signature=field)
+
     def _delta(self, delta: dict[str, Any]) -> list[Any]:
         events: list[Any] = []
         for field in REASONING_FIELDS:
             piece = delta.get(field)
-            if piece:
-                if self._kind != "thinking":
-                    self._kind = "thinking"
-                    self._seq += 1
-                    self._thinking_key = ("thinking", self._seq)
-                events.extend(self.builder.thinking(self._thinking_key, piece, signature=field))
+            if piece and isinstance(piece, str):
+                events.extend(self._thinking(piece, field))
                 break
         content = delta.get("content")
-        if content:
+        if isinstance(content, list):
+            # Mistral-style content chunks: text parts and thinking parts (with nested text).
+            for part in content:
+                if not isinstance(part, dict):
+                    continue
+                if part.get("type") == "thinking":
+                    inner = part.get("thinking")
+                    text = (
+                        inner
+                        if isinstance(inner, str)
+                        else "".join(p.get("text", "") for p in inner or () if isinstance(p, dict))
+                    )
+                    if text:
+                        events.extend(self._thinking(text, "reasoning_content"))
+                elif part.get("type") == "text" and part.get("text"):
+                    events.extend(self._text(part["text"]))
+        elif content:
             events.extend(self._text(content))
+        refusal = delta.get("refusal")
+        if refusal and isinstance(refusal, str):
+            events.extend(self._text(refusal))  # shown to the user like any answer text
         for call in delta.get("tool_calls") or ():
             events.extend(self._tool_delta(call))
         return events

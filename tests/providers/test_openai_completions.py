@@ -211,3 +211,36 @@ async def test_request_carries_transcript_conversion(sse):
         {"role": "tool", "content": "4\n", "tool_call_id": "call_9"},
     ]
     assert "reasoning_effort" not in body  # off, and no explicit off mapping
+
+
+async def test_content_part_lists_and_refusals(sse):
+    """Mistral streams content as typed parts (thinking with nested text); OpenAI sends refusals
+    in their own field. Both end up as blocks."""
+    from sse_server import sse_events
+
+    def chunk(delta, finish=None):
+        return (None, {"id": "x", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+
+    text = (
+        sse_events(
+            [
+                chunk(
+                    {
+                        "role": "assistant",
+                        "content": [{"type": "thinking", "thinking": [{"type": "text", "text": "Hmm, "}]}],
+                    }
+                ),
+                chunk({"content": [{"type": "thinking", "thinking": [{"type": "text", "text": "ok."}]}]}),
+                chunk({"content": [{"type": "text", "text": "Answer "}]}),
+                chunk({"content": "done. "}),
+                chunk({"refusal": "I can't help with the rest."}),
+                chunk({}, "stop"),
+            ]
+        )
+        + "data: [DONE]\n\n"
+    )
+    sse.enqueue(Reply.sse(text, chunk_size=9))
+    message = final(await collect(stream_completions(make_model(sse.url + "/v1"), context(), options())))
+    assert [b.type for b in message.content] == ["thinking", "text"]
+    assert message.content[0].thinking == "Hmm, ok."
+    assert message.text() == "Answer done. I can't help with the rest."

@@ -102,7 +102,7 @@ class CompletionsParser:
         if self._kind == "text":
             # Hot path: one more piece of the open text block, nothing else in the chunk.
             choices = chunk.get("choices")
-            if choices and chunk.get("usage") is None:
+            if choices and chunk.get("usage") is None and "x_groq" not in chunk:
                 choice = choices[0]
                 if choice.get("finish_reason") is None and "usage" not in choice:
                     delta = choice.get("delta")
@@ -124,7 +124,7 @@ class CompletionsParser:
         if error:
             text = error.get("message") if isinstance(error, dict) else str(error)
             raise StreamFailure(text or "Provider reported an error")
-        usage = chunk.get("usage")
+        usage = chunk.get("usage") or (chunk.get("x_groq") or {}).get("usage")  # Groq's own place
         if usage:
             self.builder.set_usage(usage_from(usage))
         choices = chunk.get("choices")

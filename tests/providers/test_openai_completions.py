@@ -244,3 +244,37 @@ async def test_content_part_lists_and_refusals(sse):
     assert [b.type for b in message.content] == ["thinking", "text"]
     assert message.content[0].thinking == "Hmm, ok."
     assert message.text() == "Answer done. I can't help with the rest."
+
+
+async def test_groq_usage_in_x_groq(sse):
+    from sse_server import sse_events
+
+    def chunk(delta, finish=None, **extra):
+        return (
+            None,
+            {"id": "g", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra},
+        )
+
+    text = (
+        sse_events(
+            [
+                chunk({"role": "assistant", "content": "Hi"}),
+                chunk({"content": " there"}),
+                chunk(
+                    {},
+                    "stop",
+                    x_groq={
+                        "id": "req_1",
+                        "usage": {"prompt_tokens": 30, "completion_tokens": 2, "total_tokens": 32},
+                    },
+                ),
+            ]
+        )
+        + "data: [DONE]\n\n"
+    )
+    sse.enqueue(Reply.sse(text))
+    message = final(
+        await collect(stream_completions(make_model(sse.url + "/v1", provider="groq"), context(), options()))
+    )
+    assert message.text() == "Hi there"
+    assert (message.usage.input, message.usage.output, message.usage.total_tokens) == (30, 2, 32)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -107,3 +108,20 @@ def test_wire_events_strip_partial_and_name_tool_calls():
     partial.content.append(TextContent(text="hi"))
     delta = event_to_wire(TextDeltaEvent(content_index=1, delta="hi", partial=partial))
     assert delta == {"type": "text_delta", "contentIndex": 1, "delta": "hi"}
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "sessions" / "fixtures"
+
+
+def _pi_written_messages():
+    for path in sorted(FIXTURES.glob("pi_*.jsonl")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            entry = json.loads(line)
+            if entry.get("type") == "message":
+                yield pytest.param(entry["message"], id=f"{path.stem}:{number}")
+
+
+@pytest.mark.parametrize("data", list(_pi_written_messages()))
+def test_messages_from_session_files_written_by_pi_round_trip(data):
+    """Every message in the session files pi 1.6.0 wrote (tests/sessions/fixtures) survives."""
+    assert parse_message(data).to_json() == data

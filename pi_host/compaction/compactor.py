@@ -273,7 +273,18 @@ class Compactor:
             return None
         if final.stop_reason == "stop":
             return "silent"
-        return "exhausted" if self._recovery_attempted else "retry"
+        if self._recovery_attempted:
+            return "exhausted"
+        # Only promise a retry that can happen: a session too small to compact keeps the
+        # failed answer as the result (print mode still reports the error / length stop).
+        return "retry" if self._can_compact_without(final) else None
+
+    def _can_compact_without(self, final: Any) -> bool:
+        path = branch_path(self.session.store)
+        last = getattr(self.session, "_last_entry", None)
+        if last and last[0] is final and last[1]:
+            path = [*path, {"type": "context_edit", "id": "?", "targetId": last[1], "replacement": None}]
+        return not isinstance(prepare_compaction(path, self.settings(), 0), str)
 
     def _omit(self, final: Any) -> None:
         """Hide the failed attempt from the model (it stays in the file) and from the context."""

@@ -386,3 +386,14 @@ async def test_unknown_strategy_name_fails_with_the_installed_names():
     await _history(session)
     with pytest.raises(CompactionError, match=r"No compaction strategy named 'nope' \(installed: .*llm"):
         await session.compact()
+
+
+async def test_no_recovery_promised_when_the_session_is_too_small_to_compact():
+    Router([{"text": "cut sh", "stopReason": "length"}]).install()
+    session = await small_session()
+    events = collect(session)
+    await session.prompt("hi")
+    assert "compaction_start" not in types(events)
+    assert [e["willRetry"] for e in events if e["type"] == "agent_end"] == [False]
+    assert session.last_assistant().stop_reason == "length"  # still the result of the prompt
+    assert not [e for e in session.store.entries() if e["type"] == "context_edit"]

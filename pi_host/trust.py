@@ -11,14 +11,13 @@ caller dispatches the event and passes the vote in); then the closest saved deci
 Only the interactive mode may ask; print, JSON and RPC runs treat ``ask`` like ``never``.
 A directory without protected resources is trusted: there is nothing to decide.
 
-trust.json (shared with pi in the agent dir; unknown keys are preserved)::
-
-    {"projects": {"/abs/project": {"trusted": true, "savedAt": "2026-01-01T00:00:00.000Z"}}}
+trust.json is shared with pi in the agent dir: a flat object from a directory's canonical path to
+true or false (``{"/home/me/project": true}``), the layout pi writes. Other keys are preserved;
+a ``{"projects": {path: {"trusted": bool}}}`` layout is also read.
 """
 
 from __future__ import annotations
 
-import datetime
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -139,14 +138,17 @@ def saved_decision(cwd: str) -> tuple[bool, str] | None:
     decisions = _entries(_read_trust_file())
     if not decisions:
         return None
-    directory = os.path.abspath(cwd)
-    while True:
-        if directory in decisions:
-            return decisions[directory], directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
+    # Try the canonical path first (what pi saves), then the path as given (symlinked checkouts).
+    for start in dict.fromkeys((os.path.realpath(cwd), os.path.abspath(cwd))):
+        directory = start
+        while True:
+            if directory in decisions:
+                return decisions[directory], directory
+            parent = os.path.dirname(directory)
+            if parent == directory:
+                break
+            directory = parent
+    return None
 
 
 def save_trust_decision(project_dir: str, trusted: bool) -> None:
@@ -158,11 +160,11 @@ def save_trust_decision(project_dir: str, trusted: bool) -> None:
         data, error = read_json_object(path)
         if error:
             raise ValueError(f"{error}; not overwriting it")
+        canonical = os.path.realpath(project_dir)
+        data[canonical] = bool(trusted)
         projects = data.get("projects")
-        if not isinstance(projects, dict):
-            projects = data["projects"] = {}
-        now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-        projects[os.path.abspath(project_dir)] = {"trusted": bool(trusted), "savedAt": now}
+        if isinstance(projects, dict):  # keep an older nested entry from contradicting this one
+            projects.pop(canonical, None)
         write_json_atomic(path, data)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from pi_host import trust
 
@@ -87,23 +88,29 @@ def test_default_policy_always_and_never(isolated_environment):
     assert not decision.trusted and not decision.ask
 
 
-def test_trust_file_keeps_foreign_keys(isolated_environment):
+def test_trust_file_is_pis_flat_layout_and_keeps_foreign_keys(isolated_environment):
     agent, work = isolated_environment["agent"], isolated_environment["work"]
-    (agent / "trust.json").write_text(
-        json.dumps({"version": 7, "projects": {"/elsewhere": {"trusted": True}}})
-    )
+    (agent / "trust.json").write_text(json.dumps({"/elsewhere": True, "version": 7}))
     trust.save_trust_decision(str(work), True)
     data = json.loads((agent / "trust.json").read_text())
-    assert data["version"] == 7
-    assert data["projects"]["/elsewhere"] == {"trusted": True}
-    assert data["projects"][str(work)]["trusted"] is True
-    assert data["projects"][str(work)]["savedAt"].endswith("Z")
+    assert data == {"/elsewhere": True, "version": 7, os.path.realpath(work): True}
+    trust.save_trust_decision(str(work), False)
+    assert json.loads((agent / "trust.json").read_text())[os.path.realpath(work)] is False
 
 
-def test_flat_trust_file_layout_is_read(isolated_environment):
+def test_nested_trust_file_layout_is_read(isolated_environment):
     agent, work = isolated_environment["agent"], make_project(isolated_environment["work"])
-    (agent / "trust.json").write_text(json.dumps({str(work): True}))
+    (agent / "trust.json").write_text(json.dumps({"projects": {str(work): {"trusted": True}}}))
     assert trust.decide_trust(str(work), None, "print").trusted
+
+
+def test_decision_saved_for_the_real_path_applies_through_a_symlink(isolated_environment, tmp_path):
+    real = make_project(tmp_path / "real")
+    link = tmp_path / "link"
+    os.symlink(real, link)
+    trust.save_trust_decision(str(link), True)
+    assert json.loads((isolated_environment["agent"] / "trust.json").read_text()) == {str(real): True}
+    assert trust.decide_trust(str(link), None, "print").trusted
 
 
 def test_agents_skills_in_ancestors_up_to_git_root_are_protected(isolated_environment):

@@ -93,11 +93,13 @@ class Settings(_Open):
     branchSummary: BranchSummarySettings | None = None
     retry: RetrySettings | None = None
     # transport and shell
-    transport: Literal["auto", "sse", "websocket"] | None = None
+    transport: Literal["auto", "sse", "websocket", "websocket-cached"] | None = None
     httpIdleTimeoutMs: NonNegInt | None = None
+    websocketConnectTimeoutMs: NonNegInt | None = None
     httpProxy: str | None = None
     shellPath: str | None = None
     shellCommandPrefix: str | None = None
+    npmCommand: list[str] | None = None
     images: ImageSettings | None = None
     # resources
     packages: ResourceList | None = None
@@ -109,8 +111,8 @@ class Settings(_Open):
     disabledPlugins: list[str] | None = None
     # trust and UI
     defaultProjectTrust: Literal["ask", "always", "never"] | None = None
-    cacheWarming: str | None = None
-    doubleEscapeAction: str | None = None
+    cacheWarming: Literal["off", "streaming", "idle"] | None = None
+    doubleEscapeAction: Literal["tree", "fork", "none"] | None = None
     hideThinkingBlock: bool | None = None
     theme: str | None = None
     quietStartup: bool | None = None

@@ -274,6 +274,16 @@ def _absolute(path: str, base: str) -> str:
     return os.path.normpath(path if os.path.isabs(path) else os.path.join(base, path))
 
 
+def _expand_entry(entry: str, base: str) -> list[str]:
+    """A settings entry as paths: globs (``skills/*``) expand, sorted; plain paths stay."""
+    path = _absolute(entry, base)
+    if any(ch in entry for ch in "*?["):
+        import glob
+
+        return sorted(glob.glob(path))
+    return [path]
+
+
 def discover(locations: Locations, cache: Any = None) -> Discovery:
     """Skills from every location in precedence order. ``cache`` (a ``SkillCache``) skips
     re-parsing unchanged files; it is saved at the end."""
@@ -296,7 +306,8 @@ def discover(locations: Locations, cache: Any = None) -> Discovery:
             elif entry.startswith("-"):
                 excluded_paths.add(_absolute(entry[1:], cwd))
             else:
-                scanner.scan_path(_absolute(entry.lstrip("+"), cwd), "settings")
+                for path in _expand_entry(entry.lstrip("+"), cwd):
+                    scanner.scan_path(path, "settings")
     for path in locations.cli_paths:
         scanner.scan_path(_absolute(path, cwd), "cli")
     if locations.include_defaults:

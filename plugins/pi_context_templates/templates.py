@@ -101,6 +101,16 @@ def _absolute(path: str, base: str) -> str:
     return os.path.normpath(path if os.path.isabs(path) else os.path.join(base, path))
 
 
+def _expand_entry(entry: str, base: str) -> list[str]:
+    """A settings entry as paths: globs (``skills/*``) expand, sorted; plain paths stay."""
+    path = _absolute(entry, base)
+    if any(ch in entry for ch in "*?["):
+        import glob
+
+        return sorted(glob.glob(path))
+    return [path]
+
+
 def discover(locations: Locations) -> Discovery:
     """Templates in precedence order; the first of a name wins (a warning names the loser)."""
     result = Discovery()
@@ -117,7 +127,7 @@ def discover(locations: Locations) -> Discovery:
             if entry.startswith("-"):
                 excluded.add(_absolute(entry[1:], locations.cwd))
             else:
-                sources.append((_absolute(entry.lstrip("+"), locations.cwd), "settings"))
+                sources.extend((path, "settings") for path in _expand_entry(entry.lstrip("+"), locations.cwd))
     sources.extend((_absolute(p, locations.cwd), "cli") for p in locations.cli_paths)
     if locations.include_defaults:
         sources.extend((_absolute(p, locations.cwd), "extension") for p in locations.extension_paths)

@@ -221,3 +221,21 @@ def test_a_held_lock_blocks_and_a_stale_lock_is_taken_over(tmp_path):
     os.utime(lock, (old, old))
     st.update_settings_file(str(path), {"a": 1})
     assert json.loads(path.read_text()) == {"a": 1} and not lock.exists()
+
+
+def test_pi_documented_enums(isolated_environment):
+    agent = isolated_environment["agent"]
+    write(
+        agent / "settings.json",
+        {
+            "transport": "websocket-cached",
+            "cacheWarming": "streaming",
+            "doubleEscapeAction": "fork",
+            "theme": "x",
+        },
+    )
+    merged, problems = st.load_settings(str(isolated_environment["work"]))
+    assert problems == [] and merged["transport"] == "websocket-cached"
+    write(agent / "settings.json", {"cacheWarming": "always", "doubleEscapeAction": "explode"})
+    _merged, problems = st.load_settings(str(isolated_environment["work"]))
+    assert len(problems) == 2

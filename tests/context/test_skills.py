@@ -267,3 +267,13 @@ def test_broken_cache_file_is_ignored(isolated_environment, tmp_path):
     with open(cache_file(), "w") as handle:
         handle.write("{garbage")
     assert [s.name for s in discover(locations(isolated_environment, tmp_path), SkillCache()).skills] == ["x"]
+
+
+def test_settings_globs_expand(isolated_environment, tmp_path):
+    skill(tmp_path / "packs" / "a" / "one")
+    skill(tmp_path / "packs" / "b" / "two")
+    skill(tmp_path / "other" / "three")
+    found = discover(
+        locations(isolated_environment, tmp_path, settings_entries=[str(tmp_path / "packs" / "*")])
+    )
+    assert [s.name for s in found.skills] == ["one", "two"]

@@ -121,3 +121,13 @@ def test_expand(isolated_environment, tmp_path):
     assert expand("/greet\nmulti\nline", templates) == "Hello multi multi line"
     assert expand("/unknown x", templates) is None
     assert expand("greet x", templates) is None
+
+
+def test_settings_globs_expand(isolated_environment, tmp_path):
+    write(tmp_path / "t" / "a.md", "a")
+    write(tmp_path / "t" / "b.txt", "not a template")
+    write(tmp_path / "t" / "c.md", "c")
+    found = discover(
+        Locations(str(isolated_environment["agent"]), str(tmp_path), settings_entries=["t/*.md"])
+    )
+    assert list(found.templates) == ["a", "c"]

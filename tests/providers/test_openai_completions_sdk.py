@@ -52,7 +52,7 @@ async def sdk_parse(url: str) -> tuple[str, str, list[tuple[str, str, dict]], st
 @pytest.mark.parametrize(
     "fixture", ["completions_text.sse", "completions_tools.sse", "completions_tools_reasoning_field.sse"]
 )
-@pytest.mark.parametrize("chunk_size", [3, 64])
+@pytest.mark.parametrize("chunk_size", [5, 64])
 async def test_same_result_as_the_openai_sdk(sse, fixture, chunk_size):
     sse.enqueue(Reply.from_fixture(f"openai/{fixture}", chunk_size=chunk_size))
     text, reasoning, calls, finish = await sdk_parse(sse.url + "/v1")

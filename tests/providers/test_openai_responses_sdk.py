@@ -20,7 +20,7 @@ from sse_server import Reply
 openai = pytest.importorskip("openai")
 
 
-@pytest.mark.parametrize("chunk_size", [2, 17, 4096])
+@pytest.mark.parametrize("chunk_size", [5, 17, 4096])
 async def test_same_result_as_the_openai_sdk(sse, chunk_size):
     sse.enqueue(Reply.from_fixture("openai/responses_tools.sse", chunk_size=chunk_size))
     client = openai.AsyncOpenAI(api_key="sk-test", base_url=sse.url + "/v1", max_retries=0)

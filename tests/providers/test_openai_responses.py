@@ -210,3 +210,34 @@ async def test_stall_times_out_and_500_is_retried(sse):
     retry = {"retry": {"maxRetries": 1, "baseDelayMs": 5}}
     message = final(await collect(stream_responses(model_for(sse), context(), options(extra=retry))))
     assert message.stop_reason == "toolUse" and len(sse.requests) == 3
+
+
+def test_request_options_and_roles():
+    from pi_provider_openai.responses import prepare
+
+    plain = make_model("http://127.0.0.1:9/v1", api="openai-responses", provider="openai", id="gpt-4.1")
+    url, body, headers = prepare(
+        plain, context(), options(cache_retention="none", session_id="s", temperature=0.3)
+    )
+    assert url == "http://127.0.0.1:9/v1/responses" and headers["authorization"] == "Bearer sk-test-key"
+    assert body["input"][0]["role"] == "system"  # not a reasoning model
+    assert "prompt_cache_key" not in body and "reasoning" not in body and body["temperature"] == 0.3
+
+    reasoner = make_model(
+        "http://127.0.0.1:9/v1",
+        api="openai-responses",
+        provider="lm",
+        id="r1",
+        reasoning=True,
+        compat={"supportsDeveloperRole": False, "supportsMaxOutputTokens": False},
+        thinkingLevelMap={"off": "minimal", "xhigh": "xhigh"},
+    )
+    _, body, _ = prepare(
+        reasoner, context(), options(thinking_level="xhigh", session_id="s", cache_retention="long")
+    )
+    assert body["input"][0]["role"] == "system"
+    assert "max_output_tokens" not in body
+    assert body["reasoning"] == {"effort": "xhigh", "summary": "auto"}
+    assert body["prompt_cache_key"] == "s" and body["prompt_cache_retention"] == "24h"
+    _, body, _ = prepare(reasoner, context(), options(thinking_level="off"))
+    assert body["reasoning"] == {"effort": "minimal"}

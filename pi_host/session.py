@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pi_host import paths
 from pi_host.abort import AbortController, AbortSignal
 from pi_host.agent.convert import convert_to_llm
 from pi_host.agent.loop import AgentLoop, LoopConfig
@@ -42,6 +43,7 @@ STREAMING_ERROR = (
     "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
 )
 DEFAULT_TOOLS = ("read", "bash", "edit", "write")
+PI_TOOL_ORDER = ("read", "bash", "edit", "write", "grep", "find", "ls")
 DEFAULT_PREAMBLE = (
     "You are a coding assistant running inside pi, a coding agent harness. You help the user "
     "inspect files, run commands and change code."
@@ -157,6 +159,7 @@ class AgentSession:
             provider=getattr(self.model, "provider", None),
             model=getattr(self.model, "id", None),
             thinking_level=self.thinking_level,
+            agent_dir=paths.agent_dir(),
         )
         self.all_tools: dict[str, Tool] = {}
         for tool in host.collect("register_tools", ctx=self.tool_context):
@@ -785,9 +788,9 @@ class AgentSession:
             if isinstance(default, list):
                 allow = [str(name) for name in default]
         if allow is None:
-            return {
-                name: tool for name, tool in self.all_tools.items() if getattr(tool, "default_active", True)
-            }
+            # pi's declaration order for its built-ins, then other tools in load order
+            names = sorted(self.all_tools, key=_tool_rank)
+            return {n: self.all_tools[n] for n in names if getattr(self.all_tools[n], "default_active", True)}
         return {name: self.all_tools[name] for name in allow if name in self.all_tools}
 
 
@@ -797,6 +800,10 @@ def _fold_boundary(event: dict[str, Any], result: Any) -> None:
             event["entries"] = list(result["entries"] or [])
         if "continue" in result:
             event["continue"] = bool(result["continue"])
+
+
+def _tool_rank(name: str) -> int:
+    return PI_TOOL_ORDER.index(name) if name in PI_TOOL_ORDER else len(PI_TOOL_ORDER)
 
 
 def _last_assistant(messages: list[Any]) -> Any:

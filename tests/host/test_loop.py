@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 
 import pi_provider_faux as faux
 import pytest
 
+import pi_host
 from pi_host import hookimpl
 from pi_host.session import SessionError
 
@@ -568,3 +570,12 @@ async def test_turn_end_boundary_can_add_a_message_and_ask_for_one_more_request(
     assert session.last_assistant().text() == "checked"
     assert reviewer.seen == [0, 1]
     assert any(e["type"] == "custom_message" and e["customType"] == "review" for e in session.store.entries())
+
+
+async def test_default_tools_are_declared_in_pi_order():
+    faux.set_responses([{"text": "ok"}])
+    session = await pi_host.create_session(model="faux/faux-1", settings={})
+    await session.prompt("hi")
+    system = next(m for m in session.messages if m.role == "system")
+    assert [t.name for t in system.tools_added] == ["read", "bash", "edit", "write"]
+    assert session.tool_context.agent_dir == os.environ["PI_CODING_AGENT_DIR"]

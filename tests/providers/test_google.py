@@ -269,3 +269,11 @@ async def test_abort_mid_stream_is_prompt(sse):
     assert time.monotonic() - started < 0.1
     message = final(events)
     assert message.stop_reason == "aborted" and message.content[0].thinking
+
+
+async def test_blocked_prompt_is_an_error(sse):
+    body = {"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}, "usageMetadata": {"promptTokenCount": 7}}
+    sse.enqueue(Reply.sse("data: " + __import__("json").dumps(body) + "\r\n\r\n"))
+    message = final(await collect(stream_google(gemini(sse), context(), options())))
+    assert message.stop_reason == "error" and "PROHIBITED_CONTENT" in message.error_message
+    assert message.usage.input == 7

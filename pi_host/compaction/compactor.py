@@ -11,6 +11,7 @@ The session creates one :class:`Compactor` and calls it at four points: before a
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterable
 from typing import Any
 
 from pi_host.abort import AbortController, AbortError
@@ -23,7 +24,7 @@ from pi_host.compaction.config import (
 from pi_host.compaction.cut import CompactionPreparation, prepare_compaction
 from pi_host.compaction.errors import CompactionCancelled, CompactionError
 from pi_host.compaction.estimate import entry_tokens, estimate_fresh, usage_is_valid, usage_tokens
-from pi_host.compaction.projection import branch_path
+from pi_host.compaction.projection import branch_path, walk_back
 
 Entry = dict[str, Any]
 
@@ -39,14 +40,18 @@ _FAILURE_PREFIX = {
 
 
 def branch_context_tokens(path: list[Entry], messages: list[Any]) -> int:
-    """Context size of the branch (§7.1 ``contextTokens``).
+    """Context size of the branch ``path`` (§7.1 ``contextTokens``).
 
     The last valid assistant usage plus estimates of the entries after it; a compaction or
     ``context_edit`` after the last usable answer makes that usage stale, and the projected
     context ``messages`` are estimated from scratch instead.
     """
+    return _context_tokens(reversed(path), messages)
+
+
+def _context_tokens(back: Iterable[Entry], messages: list[Any]) -> int:
     tail = 0
-    for entry in reversed(path):
+    for entry in back:
         kind = entry["type"]
         if kind in ("compaction", "context_edit"):
             break
@@ -58,9 +63,9 @@ def branch_context_tokens(path: list[Entry], messages: list[Any]) -> int:
     return estimate_fresh(messages)
 
 
-def _last_assistant_predates_compaction(path: list[Entry]) -> bool:
+def _last_assistant_predates_compaction(back: Iterable[Entry]) -> bool:
     """True when there is no assistant answer after the latest compaction (nothing new)."""
-    for entry in reversed(path):
+    for entry in back:
         if entry["type"] == "compaction":
             return True
         message = entry.get("message")
@@ -148,14 +153,29 @@ class Compactor:
             self._controller.abort("Compaction cancelled")
 
     def context_tokens(self, path: list[Entry] | None = None) -> int:
-        path = branch_path(self.session.store) if path is None else path
-        return branch_context_tokens(path, self.session.messages)
+        """The branch's context size now (usage-based where valid, §7.2)."""
+        back = walk_back(self.session.store) if path is None else reversed(path)
+        return _context_tokens(back, self.session.messages)
 
-    def _over_threshold(self, settings: CompactionSettings, path: list[Entry]) -> bool:
+    def context_usage(self) -> dict[str, Any]:
+        """``{tokens, contextWindow, percent}``; tokens/percent are None right after a compaction,
+        until a response reports usage again (§7.5)."""
+        window = getattr(self.session.model, "context_window", None) or 0
+        for entry in walk_back(self.session.store):
+            if entry["type"] == "compaction":
+                return {"tokens": None, "contextWindow": window, "percent": None}
+            message = entry.get("message")
+            if entry["type"] == "message" and isinstance(message, dict) and usage_is_valid(message):
+                break
+        tokens = self.context_tokens()
+        percent = round(tokens / window * 100, 1) if window else None
+        return {"tokens": tokens, "contextWindow": window, "percent": percent}
+
+    def _over_threshold(self, settings: CompactionSettings) -> bool:
         window = getattr(self.session.model, "context_window", None)
         if not settings.enabled or not window:
             return False
-        return should_compact(self.context_tokens(path), window, settings)
+        return should_compact(self.context_tokens(), window, settings)
 
     # --- the session's integration points ------------------------------------------------------
 
@@ -167,10 +187,9 @@ class Compactor:
         settings = self.settings()
         if not settings.enabled:
             return
-        path = branch_path(self.session.store)
-        if _last_assistant_predates_compaction(path):
+        if _last_assistant_predates_compaction(walk_back(self.session.store)):
             return
-        if self._over_threshold(settings, path):
+        if self._over_threshold(settings):
             await self._auto("threshold", False)
 
     async def between_turns(self, turn: dict[str, Any]) -> dict[str, Any] | None:
@@ -178,7 +197,7 @@ class Compactor:
         settings = self.settings()
         if self._busy or not settings.enabled:
             return None
-        if not self._over_threshold(settings, branch_path(self.session.store)):
+        if not self._over_threshold(settings):
             return None
         result = await self._auto("threshold", False, self._run_signal())
         if result is None:
@@ -220,9 +239,8 @@ class Compactor:
         if final is None or final.stop_reason == "aborted":
             return False
         settings = self.settings()
-        path = branch_path(self.session.store)
-        if settings.enabled and not _last_assistant_predates_compaction(path):
-            if self._over_threshold(settings, path):
+        if settings.enabled and not _last_assistant_predates_compaction(walk_back(self.session.store)):
+            if self._over_threshold(settings):
                 await self._auto("threshold", False, signal)
         return False
 
@@ -328,7 +346,7 @@ class Compactor:
         try:
             settings = self.settings()
             path = branch_path(session.store)
-            prepared = prepare_compaction(path, settings, self.context_tokens(path))
+            prepared = prepare_compaction(path, settings, self.context_tokens())
             if isinstance(prepared, str):
                 raise _NothingToDo(prepared)
             prepared.reason = reason

@@ -9,6 +9,7 @@ then its retained tail minus system messages, then everything after it, with the
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,22 @@ def branch_path(store: Any) -> list[Entry]:
         node = by_id.get(parent) if parent and parent != node["id"] else None
     out.reverse()
     return out
+
+
+def walk_back(store: Any) -> Iterator[Entry]:
+    """Entries from the leaf up to the root, lazily: threshold checks usually stop after a few."""
+    getter = getattr(store, "get", None)
+    if not callable(getter):
+        yield from reversed(branch_path(store))
+        return
+    leaf = store.leaf_id()
+    node = getter(leaf) if leaf else None
+    seen: set[str] = set()
+    while node is not None and node["id"] not in seen:  # a parent cycle must not hang us
+        seen.add(node["id"])
+        yield node
+        parent = node.get("parentId")
+        node = getter(parent) if parent else None
 
 
 def path_to(store: Any, entry_id: str | None) -> list[Entry]:

@@ -4,6 +4,7 @@ per-block ends, usage, finish reasons, request JSON and replay."""
 from __future__ import annotations
 
 import base64
+import json
 
 import pytest
 from helpers_openai_google import (  # noqa: F401 - fixtures
@@ -273,7 +274,7 @@ async def test_abort_mid_stream_is_prompt(sse):
 
 async def test_blocked_prompt_is_an_error(sse):
     body = {"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}, "usageMetadata": {"promptTokenCount": 7}}
-    sse.enqueue(Reply.sse("data: " + __import__("json").dumps(body) + "\r\n\r\n"))
+    sse.enqueue(Reply.sse("data: " + json.dumps(body) + "\r\n\r\n"))
     message = final(await collect(stream_google(gemini(sse), context(), options())))
     assert message.stop_reason == "error" and "PROHIBITED_CONTENT" in message.error_message
     assert message.usage.input == 7

@@ -11,7 +11,6 @@ session costs).
 
 from __future__ import annotations
 
-import asyncio
 import statistics
 import time
 
@@ -110,31 +109,31 @@ class FakeSession:
         self.messages = store.build_context().messages
 
 
-def main() -> None:
+def measure(turns: int) -> str:
     from pi_host.compaction.compactor import _context_tokens
     from pi_host.compaction.projection import walk_back
 
+    store = build(turns)
+    session = FakeSession(store)
+    check = median_ms(lambda: _context_tokens(walk_back(store), session.messages))
+    convert = median_ms(lambda: convert_to_llm(session.messages))
+    settings = CompactionSettings()
+    prepare = median_ms(lambda: prepare_compaction(store.path(), settings, 0), runs=3)
+    rebuild = median_ms(lambda: MemoryStore(".", entries=store.entries()).build_context(), runs=3)
+    return (
+        f"{turns:>6} {len(store.entries()):>8} {check:>13.3f} {convert:>11.3f} {check / convert:>7.3f}"
+        f" {prepare:>11.1f} {rebuild:>12.1f} {prepare / rebuild:>7.2f}"
+    )
+
+
+def main() -> None:
     print(
-        f"{'turns':>6} {'entries':>8} {'threshold ms':>13} {'convert ms':>11} {'ratio':>7} {'prepare ms':>11} {'cold ctx ms':>12} {'ratio':>7}"
+        f"{'turns':>6} {'entries':>8} {'threshold ms':>13} {'convert ms':>11} {'ratio':>7}"
+        f" {'prepare ms':>11} {'cold ctx ms':>12} {'ratio':>7}"
     )
     for turns in (250, 1000, 2500):
-        store = build(turns)
-        session = FakeSession(store)
-        check = median_ms(lambda: _context_tokens(walk_back(store), session.messages))
-        convert = median_ms(lambda: convert_to_llm(session.messages))
-        settings = CompactionSettings()
-        prepare = median_ms(lambda: prepare_compaction(store.path(), settings, 0), runs=3)
-
-        def cold() -> None:
-            MemoryStore(".", entries=store.entries()).build_context()
-
-        rebuild = median_ms(cold, runs=3)
-        print(
-            f"{turns:>6} {len(store.entries()):>8} {check:>13.3f} {convert:>11.3f} {check / convert:>7.3f}"
-            f" {prepare:>11.1f} {rebuild:>12.1f} {prepare / rebuild:>7.2f}"
-        )
+        print(measure(turns))
 
 
 if __name__ == "__main__":
-    asyncio.run(asyncio.sleep(0))
     main()

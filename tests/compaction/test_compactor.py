@@ -397,3 +397,21 @@ async def test_no_recovery_promised_when_the_session_is_too_small_to_compact():
     assert [e["willRetry"] for e in events if e["type"] == "agent_end"] == [False]
     assert session.last_assistant().stop_reason == "length"  # still the result of the prompt
     assert not [e for e in session.store.entries() if e["type"] == "context_edit"]
+
+
+async def test_abort_during_mid_run_compaction_cancels_it_and_ends_the_run():
+    import asyncio
+
+    Router([dump_call(6000)] * 4 + ["never"], summaries=[{"text": "slow summary", "delayMs": 200}]).install()
+    session = await small_session()
+    events = collect(session)
+    seen = asyncio.Event()
+    session.subscribe(lambda e: seen.set() if e["type"] == "compaction_start" else None)
+    await session.prompt("go", wait=False)
+    await asyncio.wait_for(seen.wait(), 5)
+    await session.abort()
+    end = next(e for e in events if e["type"] == "compaction_end")
+    assert end["aborted"] is True and end["errorMessage"] == "Compaction cancelled"
+    assert not compactions(session)
+    assert events[-1] == {"type": "agent_settled", "aborted": True}
+    assert not session.compactor.is_busy

@@ -371,13 +371,18 @@ async def test_pre_prompt_threshold_check():
 
 
 async def test_post_run_threshold_check():
-    Router([{"text": "big", "usage": {"input": 7000}}]).install()
+    Router(["a1", {"text": "big", "usage": {"input": 7000}}]).install()
     session = await small_session(settings={"compaction": {"reserveTokens": 2000, "keepRecentTokens": 10}})
+    await session.prompt("q" * 4000)
     events = collect(session)
-    await session.prompt("q" * 400)
+    await session.prompt("second " * 10)
     kinds = types(events)
     assert kinds.index("agent_end") < kinds.index("compaction_start") < kinds.index("agent_settled")
     assert events[kinds.index("compaction_start")]["reason"] == "threshold"
+    assert events[kinds.index("compaction_end")]["result"]["tokensBefore"] > 7000
+    assert len(compactions(session)) == 1
+    # right after a compaction the context size is unknown until a response reports usage
+    assert session.compactor.context_usage()["tokens"] is None
 
 
 async def test_unknown_strategy_name_fails_with_the_installed_names():

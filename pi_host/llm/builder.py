@@ -361,60 +361,65 @@ def describe_error(exc: BaseException) -> str:
     return describe_transport_error(exc)
 
 
-async def guard(
+def guard(
     builder: MessageBuilder, inner: AsyncIterator[Any], signal: AbortSignal | None = None
 ) -> AsyncIterator[Any]:
     """Yield ``inner``'s events; turn any failure or abort into one terminal ``error`` event.
 
     On abort the task running the stream is cancelled *while it waits inside the adapter* (an
-    HTTP read, a retry sleep), so the response is closed at once; while the consumer holds an
-    event the abort is noticed at the next step instead. The adapter closes its response in
-    ``finally`` (``async with``), so outside cancellation (the agent loop cancels its task too) is
-    safe as well.
+    HTTP read, a retry sleep; the generator's ``ag_running`` tells), so the response is closed at
+    once; while the consumer holds an event the abort is noticed at the next step instead. The
+    adapter closes its response in ``finally`` (``async with``), so outside cancellation (the
+    agent loop cancels its task too) is safe as well.
     """
+    me: list[Any] = []
+    generator = _guard(builder, inner, signal, me)
+    me.append(generator)
+    return generator
+
+
+async def _guard(
+    builder: MessageBuilder, inner: AsyncIterator[Any], signal: AbortSignal | None, me: list[Any]
+):
     task = asyncio.current_task()
-    state = {"inside": False, "ours": False}
+    ours = False
 
     def on_abort() -> None:
-        if state["inside"] and task is not None and not task.done():
-            state["ours"] = True
+        nonlocal ours
+        if me[0].ag_running and task is not None and not task.done():
+            ours = True
             task.cancel()
 
     watching = signal is not None and signal is not NEVER
-    remove = signal.add_listener(on_abort) if watching else None  # type: ignore[union-attr]
+    # Registering on an aborted signal would call on_abort right here, cancelling ourselves.
+    remove = signal.add_listener(on_abort) if watching and not signal.aborted else None  # type: ignore[union-attr]
+    done_cls, error_cls = DoneEvent, ErrorEvent
     try:
         try:
             if watching and signal.aborted:  # type: ignore[union-attr]
                 raise AbortError()
-            state["inside"] = True
             async for event in inner:
-                state["inside"] = False
                 yield event
-                kind = event.type
-                if kind == "done" or kind == "error":
+                cls = event.__class__
+                if cls is done_cls or cls is error_cls:
                     return
                 if watching and signal.aborted:  # type: ignore[union-attr]
                     raise AbortError()
-                state["inside"] = True
-            state["inside"] = False
             if not builder.finished:
                 if not builder.started:
                     yield builder.start()
                 yield builder.fail("Provider stream ended unexpectedly without a final event")
         except asyncio.CancelledError:
-            state["inside"] = False
             if not (watching and signal.aborted):  # type: ignore[union-attr]
                 raise  # someone else's cancellation: let it through
-            if state["ours"] and task is not None:
+            if ours and task is not None:
                 task.uncancel()
             if not builder.finished:
                 yield builder.fail(ABORTED_MESSAGE, aborted=True)
         except AbortError:
-            state["inside"] = False
             if not builder.finished:
                 yield builder.fail(ABORTED_MESSAGE, aborted=True)
         except Exception as exc:  # the stream contract: failures are events, never raises
-            state["inside"] = False
             if not builder.finished:
                 aborted = watching and signal.aborted  # type: ignore[union-attr]
                 yield builder.fail(ABORTED_MESSAGE if aborted else describe_error(exc), aborted=bool(aborted))

@@ -226,6 +226,22 @@ class SSEResponse:
         """The server-sent events (comments and keep-alives are skipped by httpx-sse)."""
         return EventSource(self.response).aiter_sse()
 
+    async def batches(self) -> AsyncIterator[list[tuple[bytes, bytes]]]:
+        """Faster than :meth:`events`: lists of ``(event_name, data_bytes)``, one per network
+        read (:func:`pi_host.llm.sse.iter_batches`). A 2xx answer that is not an event stream
+        raises :class:`ProviderHTTPError` with its body."""
+        from pi_host.llm.sse import iter_batches
+
+        content_type = self.response.headers.get("content-type", "")
+        if content_type and "text/event-stream" not in content_type:
+            raw = (await self.response.aread()).decode("utf-8", "replace")
+            detail = error_text_from_body(self.status, raw)
+            raise ProviderHTTPError(
+                self.status, f"Expected a server-sent event stream, got {content_type}: {detail}", raw
+            )
+        async for batch in iter_batches(self.response):
+            yield batch
+
 
 @asynccontextmanager
 async def open_sse(

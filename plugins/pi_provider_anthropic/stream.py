@@ -22,6 +22,8 @@ from pi_provider_anthropic.convert import (
     restore_tool_name,
 )
 
+loads = orjson.loads
+
 STOP_REASONS = {
     "end_turn": "stop",
     "pause_turn": "stop",
@@ -34,6 +36,31 @@ REFUSALS = {
     "refusal": "The model refused to answer (stop reason: refusal)",
     "sensitive": "The response was stopped because it touched sensitive content (stop reason: sensitive)",
 }
+
+
+def _block_start(builder: MessageBuilder, event: dict[str, Any], context: Any, oauth: bool) -> list[Any]:
+    index = event.get("index", 0)
+    block = event.get("content_block") or {}
+    btype = block.get("type")
+    out: list[Any] = []
+    if btype == "text":
+        out.append(builder.text_start(index))
+        if block.get("text"):
+            out.append(builder.text_delta(index, block["text"]))
+    elif btype == "thinking":
+        out.append(builder.thinking_start(index, signature=block.get("signature") or None))
+        if block.get("thinking"):
+            out.append(builder.thinking_delta(index, block["thinking"]))
+    elif btype == "redacted_thinking":
+        out.append(builder.thinking_start(index, signature=block.get("data", ""), redacted=True))
+        out.append(builder.thinking_delta(index, REDACTED_PLACEHOLDER))
+    elif btype in ("tool_use", "server_tool_use"):
+        name = restore_tool_name(block.get("name", ""), context, oauth)
+        out.append(builder.toolcall_start(index, id=block.get("id", ""), name=name))
+        initial = block.get("input")
+        if isinstance(initial, dict) and initial:
+            out.append(builder.toolcall_delta(index, orjson.dumps(initial).decode()))
+    return out
 
 
 def stream(model: Any, context: Any, options: Any):
@@ -62,71 +89,53 @@ async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
     stop_seen = False
     async with open_sse(endpoint(model), body=body, headers=headers, options=options) as response:
         yield builder.start()
-        async for sse in response.events():
-            data = sse.data
-            if not data:
-                continue
-            event = orjson.loads(data)
-            kind = event.get("type") or sse.event
-            if kind == "content_block_delta":
-                delta = event["delta"]
-                dtype = delta.get("type")
-                index = event.get("index", 0)
-                if dtype == "text_delta":
-                    yield builder.text_delta(index, delta.get("text", ""))
-                elif dtype == "input_json_delta":
-                    yield builder.toolcall_delta(index, delta.get("partial_json", ""))
-                elif dtype == "thinking_delta":
-                    yield builder.thinking_delta(index, delta.get("thinking", ""))
-                elif dtype == "signature_delta":
-                    builder.add_signature(index, delta.get("signature", ""))
-                # citations_delta and unknown deltas carry nothing the protocol keeps
-            elif kind == "content_block_start":
-                index = event.get("index", 0)
-                block = event.get("content_block") or {}
-                btype = block.get("type")
-                if btype == "text":
-                    yield builder.text_start(index)
-                    if block.get("text"):
-                        yield builder.text_delta(index, block["text"])
-                elif btype == "thinking":
-                    yield builder.thinking_start(index, signature=block.get("signature") or None)
-                    if block.get("thinking"):
-                        yield builder.thinking_delta(index, block["thinking"])
-                elif btype == "redacted_thinking":
-                    yield builder.thinking_start(index, signature=block.get("data", ""), redacted=True)
-                    yield builder.thinking_delta(index, REDACTED_PLACEHOLDER)
-                elif btype in ("tool_use", "server_tool_use"):
-                    name = restore_tool_name(block.get("name", ""), context, oauth)
-                    yield builder.toolcall_start(index, id=block.get("id", ""), name=name)
-                    initial = block.get("input")
-                    if isinstance(initial, dict) and initial:
-                        yield builder.toolcall_delta(index, orjson.dumps(initial).decode())
-            elif kind == "content_block_stop":
-                ended = builder.end(event.get("index", 0))
-                if ended is not None:
-                    yield ended
-            elif kind == "message_start":
-                info = event.get("message") or {}
-                message.response_id = info.get("id")
-                if info.get("model"):
-                    message.response_model = info["model"]
-                _usage(builder, info.get("usage") or {})
-            elif kind == "message_delta":
-                delta = event.get("delta") or {}
-                if delta.get("stop_reason"):
-                    message.raw_stop_reason = delta["stop_reason"]
-                _usage(builder, event.get("usage") or {})
-            elif kind == "message_stop":
-                stop_seen = True
+        async for batch in response.batches():
+            for name, data in batch:
+                event = loads(data)
+                kind = event.get("type") or name.decode()
+                if kind == "content_block_delta":
+                    delta = event["delta"]
+                    dtype = delta.get("type")
+                    index = event.get("index", 0)
+                    if dtype == "text_delta":
+                        yield builder.text_delta(index, delta.get("text", ""))
+                    elif dtype == "input_json_delta":
+                        yield builder.toolcall_delta(index, delta.get("partial_json", ""))
+                    elif dtype == "thinking_delta":
+                        yield builder.thinking_delta(index, delta.get("thinking", ""))
+                    elif dtype == "signature_delta":
+                        builder.add_signature(index, delta.get("signature", ""))
+                    # citations_delta and unknown deltas carry nothing the protocol keeps
+                elif kind == "content_block_start":
+                    for item in _block_start(builder, event, context, oauth):
+                        yield item
+                elif kind == "content_block_stop":
+                    ended = builder.end(event.get("index", 0))
+                    if ended is not None:
+                        yield ended
+                elif kind == "message_start":
+                    info = event.get("message") or {}
+                    message.response_id = info.get("id")
+                    if info.get("model"):
+                        message.response_model = info["model"]
+                    _usage(builder, info.get("usage") or {})
+                elif kind == "message_delta":
+                    delta = event.get("delta") or {}
+                    if delta.get("stop_reason"):
+                        message.raw_stop_reason = delta["stop_reason"]
+                    _usage(builder, event.get("usage") or {})
+                elif kind == "message_stop":
+                    stop_seen = True
+                    break
+                elif kind == "error":
+                    err = event.get("error") or {}
+                    text = err.get("message") or "unknown error"
+                    etype = err.get("type")
+                    yield builder.fail(f"{etype}: {text}" if etype else text)
+                    return
+                # ping and unknown events are ignored
+            if stop_seen:
                 break
-            elif kind == "error":
-                err = event.get("error") or {}
-                text = err.get("message") or "unknown error"
-                etype = err.get("type")
-                yield builder.fail(f"{etype}: {text}" if etype else text)
-                return
-            # ping and unknown events are ignored
     if not stop_seen:
         yield builder.fail("Anthropic stream ended before message_stop (connection closed early)")
         return

@@ -84,7 +84,10 @@ def discovery(agent: str, home: str, cwd: str, cached: bool = True) -> tuple[int
     cache = SkillCache() if cached else None
     skills = discover_skills(SkillLocations(agent_dir=agent, home=home, cwd=cwd), cache).skills
     skills_section(skills, "read")
-    templates = discover_templates(TemplateLocations(agent_dir=agent, cwd=cwd)).templates
+    from pi_host.frontmatter import StatCache
+
+    template_cache = StatCache("prompt-templates") if cached else None
+    templates = discover_templates(TemplateLocations(agent_dir=agent, cwd=cwd), template_cache).templates
     return len(files), len(skills), len(templates)
 
 
@@ -151,8 +154,8 @@ def main() -> None:
     print(
         f"tree: 20 levels, {files} context files, {skills} skills, {templates} templates (median of {RUNS})"
     )
-    print(f"context discovery, deep project      : {deep:7.2f} ms  (skill cache warm: the normal start)")
-    print(f"context discovery, no skill cache    : {cold:7.2f} ms  (first start, or every skill edited)")
+    print(f"context discovery, deep project      : {deep:7.2f} ms  (parse caches warm: the normal start)")
+    print(f"context discovery, no parse caches   : {cold:7.2f} ms  (first start, or every file edited)")
     print(f"context discovery, empty dir baseline: {base:7.2f} ms")
     print(f"ratio deep / baseline                : {deep / base:7.1f}x")
     print(f"session.build_sections() + template  : {full:7.2f} ms  (session caches cleared, all sources)")

@@ -66,3 +66,75 @@ def parse_frontmatter(text: str) -> Frontmatter:
     if not isinstance(data, dict):
         return Frontmatter(body=body, error="frontmatter is not a mapping", present=True)
     return Frontmatter(data=data, body=body, present=True)
+
+
+class StatCache:
+    """A small on-disk cache of values derived from files, so start-up does not re-parse
+    unchanged YAML (used by the skill and prompt-template sources).
+
+    An entry is valid while its file's ``(mtime_ns, size, inode)`` are unchanged, the same test
+    git uses for its index. The cache lives in pi-host's own cache dir (never the agent dir pi
+    shares); any problem with the cache file only means parsing again.
+    """
+
+    VERSION = 1
+    MAX_ENTRIES = 5000
+
+    def __init__(self, name: str, path: str | None = None) -> None:
+        import os
+
+        from pi_host import paths
+
+        self.path = path or os.path.join(paths.cache_dir(), f"{name}.json")
+        self.entries: dict[str, list[Any]] = {}
+        self.used: set[str] = set()
+        self.dirty = False
+        try:
+            import orjson
+
+            with open(self.path, "rb") as handle:
+                data = orjson.loads(handle.read())
+            if (
+                isinstance(data, dict)
+                and data.get("version") == self.VERSION
+                and isinstance(data.get("entries"), dict)
+            ):
+                self.entries = data["entries"]
+        except Exception:
+            self.entries = {}
+
+    def get(self, key: str, st: Any) -> Any:
+        """The value stored for ``key`` if the file still has stat ``st``, else None."""
+        entry = self.entries.get(key)
+        if not isinstance(entry, list) or len(entry) != 4:
+            return None
+        if entry[0] != st.st_mtime_ns or entry[1] != st.st_size or entry[2] != st.st_ino:
+            return None
+        self.used.add(key)
+        return entry[3]
+
+    def put(self, key: str, st: Any, value: Any) -> None:
+        """Store a JSON-serialisable ``value`` (not None) for ``key``."""
+        self.entries[key] = [st.st_mtime_ns, st.st_size, st.st_ino, value]
+        self.used.add(key)
+        self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        import os
+
+        entries = self.entries
+        if len(entries) > self.MAX_ENTRIES:
+            entries = {k: v for k, v in entries.items() if k in self.used}
+        try:
+            import orjson
+
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            tmp = f"{self.path}.{os.getpid()}.tmp"
+            with open(tmp, "wb") as handle:
+                handle.write(orjson.dumps({"version": self.VERSION, "entries": entries}))
+            os.replace(tmp, self.path)
+        except OSError:
+            pass  # a read-only cache dir only costs speed
+        self.dirty = False

@@ -1,10 +1,5 @@
-"""A small on-disk cache of parsed skill files, so start-up does not re-parse unchanged YAML.
-
-Each entry is keyed by the file path (and whether it was read as a standalone skill) and is valid
-while the file's ``(mtime_ns, size, inode)`` are unchanged, the same test git uses for its index.
-The cache lives in pi-host's own cache dir (never the agent dir pi shares). Any problem with the
-cache file just means a cold parse.
-"""
+"""The parsed-skill cache: :class:`pi_host.frontmatter.StatCache` in
+``<pi-host cache dir>/skills-frontmatter.json``."""
 
 from __future__ import annotations
 
@@ -12,52 +7,30 @@ import os
 from typing import Any
 
 from pi_host import paths
+from pi_host.frontmatter import StatCache
 
-VERSION = 1
-MAX_ENTRIES = 5000
+NAME = "skills-frontmatter"
 
 
 def cache_file() -> str:
-    return os.path.join(paths.cache_dir(), "skills-frontmatter.json")
+    return os.path.join(paths.cache_dir(), f"{NAME}.json")
 
 
-class SkillCache:
+class SkillCache(StatCache):
+    """Entries: ``[skill fields or None, warnings]`` keyed by path and standalone-ness."""
+
     def __init__(self, path: str | None = None) -> None:
-        self.path = path or cache_file()
-        self.entries: dict[str, list[Any]] = {}
-        self.used: set[str] = set()
-        self.dirty = False
-        try:
-            import orjson
+        super().__init__(NAME, path)
 
-            with open(self.path, "rb") as handle:
-                data = orjson.loads(handle.read())
-            if (
-                isinstance(data, dict)
-                and data.get("version") == VERSION
-                and isinstance(data.get("entries"), dict)
-            ):
-                self.entries = data["entries"]
-        except Exception:
-            self.entries = {}
-
-    @staticmethod
-    def _key(path: str, standalone: bool) -> str:
-        return f"{int(standalone)}|{path}"
-
-    def get(
+    def get_skill(
         self, path: str, standalone: bool, st: os.stat_result
     ) -> tuple[dict[str, Any] | None, list[str]] | None:
-        key = self._key(path, standalone)
-        entry = self.entries.get(key)
-        if not isinstance(entry, list) or len(entry) != 5:
+        value = self.get(f"{int(standalone)}|{path}", st)
+        if not isinstance(value, list) or len(value) != 2:
             return None
-        if entry[0] != st.st_mtime_ns or entry[1] != st.st_size or entry[2] != st.st_ino:
-            return None
-        self.used.add(key)
-        return entry[3], list(entry[4])
+        return value[0], list(value[1])
 
-    def put(
+    def put_skill(
         self,
         path: str,
         standalone: bool,
@@ -65,25 +38,4 @@ class SkillCache:
         skill: dict[str, Any] | None,
         warnings: list[str],
     ) -> None:
-        key = self._key(path, standalone)
-        self.entries[key] = [st.st_mtime_ns, st.st_size, st.st_ino, skill, warnings]
-        self.used.add(key)
-        self.dirty = True
-
-    def save(self) -> None:
-        if not self.dirty:
-            return
-        entries = self.entries
-        if len(entries) > MAX_ENTRIES:
-            entries = {k: v for k, v in entries.items() if k in self.used}
-        try:
-            import orjson
-
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            tmp = f"{self.path}.{os.getpid()}.tmp"
-            with open(tmp, "wb") as handle:
-                handle.write(orjson.dumps({"version": VERSION, "entries": entries}))
-            os.replace(tmp, self.path)
-        except OSError:
-            pass  # a read-only cache dir only costs speed
-        self.dirty = False
+        self.put(f"{int(standalone)}|{path}", st, [skill, warnings])

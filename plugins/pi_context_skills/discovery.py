@@ -161,7 +161,7 @@ class Scanner:
         if key in self._seen_files:
             return
         self._seen_files.add(key)
-        cached = self.cache.get(path, standalone, st) if self.cache is not None else None
+        cached = self.cache.get_skill(path, standalone, st) if self.cache is not None else None
         if cached is not None:
             fields, warnings = cached
             self.result.warnings.extend(warnings)
@@ -174,42 +174,42 @@ class Scanner:
                 fields = None
                 if skill is not None:
                     fields = {k: v for k, v in vars(skill).items() if k != "source"}
-                self.cache.put(path, standalone, st, fields, warnings)
+                self.cache.put_skill(path, standalone, st, fields, warnings)
         if skill is not None:
             self.add(skill)
 
     def scan_path(self, path: str, source: str) -> None:
         """A location, a skill directory or a single skill file."""
-        if os.path.isfile(path):
-            self._load(path, source, standalone=os.path.basename(path) != "SKILL.md")
-        elif os.path.isdir(path):
-            self._scan_dir(path, source, top=True, ignores=_Ignores())
-
-    def _scan_dir(self, directory: str, source: str, top: bool, ignores: _Ignores) -> None:
         try:
-            st = os.stat(directory)
+            st = os.stat(path)
         except OSError:
-            return
-        key = (st.st_dev, st.st_ino)
-        if key in self._seen_dirs:
+            return  # most locations do not exist; one failed stat says so
+        if stat.S_ISREG(st.st_mode):
+            self._load(path, source, standalone=os.path.basename(path) != "SKILL.md", st=st)
+        elif stat.S_ISDIR(st.st_mode):
+            self._scan_dir(path, source, top=True, ignores=_Ignores(), identity=(st.st_dev, st.st_ino))
+
+    def _scan_dir(
+        self, directory: str, source: str, top: bool, ignores: _Ignores, identity: tuple[int, int]
+    ) -> None:
+        if identity in self._seen_dirs:
             return  # a symlink loop, or a location listed twice
-        self._seen_dirs.add(key)
+        self._seen_dirs.add(identity)
+        # Most directories met are skills: one stat of SKILL.md settles those without a listing.
+        skill_file = os.path.join(directory, "SKILL.md")
+        try:
+            skill_stat = os.stat(skill_file)
+        except OSError:
+            skill_stat = None
+        if skill_stat is not None and stat.S_ISREG(skill_stat.st_mode):
+            self._load(skill_file, source, standalone=False, st=skill_stat)
+            return
         try:
             with os.scandir(directory) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError:
             return
-        names = {e.name for e in entries}
-        if "SKILL.md" in names:
-            skill_file = os.path.join(directory, "SKILL.md")
-            try:
-                skill_stat = os.stat(skill_file)
-            except OSError:
-                skill_stat = None
-            if skill_stat is not None and stat.S_ISREG(skill_stat.st_mode):
-                self._load(skill_file, source, standalone=False, st=skill_stat)
-                return
-        ignores = ignores.extended(directory, names)
+        ignores = ignores.extended(directory, {e.name for e in entries})
         for entry in entries:
             name = entry.name
             if name.startswith(".") or name == "node_modules":
@@ -221,7 +221,17 @@ class Scanner:
             if ignores.rules and ignores.ignored(entry.path, is_dir):
                 continue
             if is_dir:
-                self._scan_dir(entry.path, source, top=False, ignores=ignores)
+                try:
+                    # A plain directory's identity comes free from the listing; only a symlink
+                    # needs a stat() to learn where it leads (which is what stops loops).
+                    if entry.is_symlink():
+                        target = entry.stat()
+                        child = (target.st_dev, target.st_ino)
+                    else:
+                        child = (identity[0], entry.inode())
+                except OSError:
+                    continue
+                self._scan_dir(entry.path, source, top=False, ignores=ignores, identity=child)
             elif top and name.endswith(".md"):
                 try:
                     if entry.is_file():

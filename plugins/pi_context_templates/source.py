@@ -41,6 +41,8 @@ async def templates_for(ctx: Any) -> Discovery:
     if found is None:
         disabled = bool(ctx.get_flag("no-prompt-templates"))
         entries = (ctx.settings or {}).get("prompts")
+        from pi_host.frontmatter import StatCache
+
         found = discover(
             Locations(
                 agent_dir=paths.agent_dir(),
@@ -50,7 +52,8 @@ async def templates_for(ctx: Any) -> Discovery:
                 settings_entries=list(entries) if isinstance(entries, list) else [],
                 cli_paths=_list_flag(ctx, "prompt-template"),
                 extension_paths=[] if disabled else await _extension_paths(ctx),
-            )
+            ),
+            StatCache("prompt-templates"),
         )
         _cache[session] = found
         for warning in found.warnings:

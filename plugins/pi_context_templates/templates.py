@@ -28,11 +28,19 @@ _PLACEHOLDER = re.compile(
 @dataclass
 class Template:
     name: str
-    body: str
+    body: str | None
+    """None when the template came from the parse cache; :meth:`text` reads it on use."""
     description: str
     file_path: str
     argument_hint: str | None = None
     source: str = ""
+
+    def text(self) -> str:
+        """The template body (read from the file when it was not loaded at discovery)."""
+        if self.body is None:
+            with open(self.file_path, encoding="utf-8", errors="replace") as handle:
+                self.body = parse_frontmatter(handle.read()).body
+        return self.body
 
 
 @dataclass
@@ -73,6 +81,23 @@ def load_template(path: str, source: str, warnings: list[str]) -> Template | Non
     )
 
 
+def _load_cached(
+    file: str, source: str, st: os.stat_result, cache: Any, warnings: list[str]
+) -> Template | None:
+    if cache is not None:
+        value = cache.get(file, st)
+        if isinstance(value, list) and len(value) == 2 and isinstance(value[0], dict):
+            warnings.extend(value[1])
+            return Template(body=None, source=source, **value[0])
+    found: list[str] = []
+    template = load_template(file, source, found)
+    warnings.extend(found)
+    if cache is not None and template is not None:
+        fields = {k: v for k, v in vars(template).items() if k not in ("body", "source")}
+        cache.put(file, st, [fields, found])
+    return template
+
+
 def _md_files(path: str) -> list[str]:
     """A ``.md`` file itself, or the ``.md`` files directly in a directory (no recursion)."""
     if os.path.isfile(path):
@@ -111,8 +136,12 @@ def _expand_entry(entry: str, base: str) -> list[str]:
     return [path]
 
 
-def discover(locations: Locations) -> Discovery:
-    """Templates in precedence order; the first of a name wins (a warning names the loser)."""
+def discover(locations: Locations, cache: Any = None) -> Discovery:
+    """Templates in precedence order; the first of a name wins (a warning names the loser).
+
+    ``cache`` (a :class:`pi_host.frontmatter.StatCache`) keeps each file's name, description and
+    hint while the file is unchanged; bodies are then read when a template is used.
+    """
     result = Discovery()
     seen: set[tuple[int, int]] = set()
     sources: list[tuple[str, str]] = []
@@ -141,7 +170,7 @@ def discover(locations: Locations) -> Discovery:
             if real in seen or os.path.abspath(file) in excluded:
                 continue
             seen.add(real)
-            template = load_template(file, source, result.warnings)
+            template = _load_cached(file, source, st, cache, result.warnings)
             if template is None:
                 continue
             earlier = result.templates.get(template.name)
@@ -151,6 +180,8 @@ def discover(locations: Locations) -> Discovery:
                 )
                 continue
             result.templates[template.name] = template
+    if cache is not None:
+        cache.save()
     return result
 
 
@@ -229,4 +260,8 @@ def expand(text: str, templates: dict[str, Template]) -> str | None:
     template = templates.get(match.group(1))
     if template is None:
         return None
-    return substitute(template.body, parse_args(match.group(2) or ""))
+    try:
+        body = template.text()
+    except OSError:
+        return None
+    return substitute(body, parse_args(match.group(2) or ""))

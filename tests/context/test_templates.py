@@ -131,3 +131,26 @@ def test_settings_globs_expand(isolated_environment, tmp_path):
         Locations(str(isolated_environment["agent"]), str(tmp_path), settings_entries=["t/*.md"])
     )
     assert list(found.templates) == ["a", "c"]
+
+
+def test_parse_cache_gives_same_templates_and_sees_edits(isolated_environment, tmp_path):
+    from pi_host.frontmatter import StatCache
+
+    path = tmp_path / "p" / "fix.md"
+    write(path, "---\ndescription: Fix it\nargument-hint: <file>\n---\nFix $1")
+    write(tmp_path / "p" / "bad.md", "---\ndescription: [oops\n---\nBody $1")
+    where = Locations(str(isolated_environment["agent"]), str(tmp_path), cli_paths=[str(tmp_path / "p")])
+    cold = discover(where, StatCache("prompt-templates"))
+    warm = discover(where, StatCache("prompt-templates"))
+    assert warm.templates["fix"].body is None  # served from the cache, body read on use
+    assert expand("/fix a.py", warm.templates) == expand("/fix a.py", cold.templates) == "Fix a.py"
+    for name in ("fix", "bad"):
+        assert (warm.templates[name].description, warm.templates[name].argument_hint) == (
+            cold.templates[name].description,
+            cold.templates[name].argument_hint,
+        )
+    assert warm.warnings == cold.warnings and len(warm.warnings) == 1
+    write(path, "---\ndescription: Fix it properly\n---\nRepair $1 now")
+    edited = discover(where, StatCache("prompt-templates"))
+    assert edited.templates["fix"].description == "Fix it properly"
+    assert expand("/fix b.py", edited.templates) == "Repair b.py now"

@@ -233,8 +233,12 @@ class Compactor:
             return False
         if kind == "retry":
             self._recovery_attempted = True
-            self._omit(final)
+            index = self._omit(final)
             result = await self._auto("overflow", True, signal)
+            if result is None and index is not None:
+                # recovery failed: the file keeps the omission, but the failed answer stays the
+                # prompt's visible result (print mode reports it)
+                self.session.messages.insert(min(index, len(self.session.messages)), final)
             return result is not None
         if final is None or final.stop_reason == "aborted":
             return False
@@ -304,8 +308,9 @@ class Compactor:
             path = [*path, {"type": "context_edit", "id": "?", "targetId": last[1], "replacement": None}]
         return not isinstance(prepare_compaction(path, self.settings(), 0), str)
 
-    def _omit(self, final: Any) -> None:
-        """Hide the failed attempt from the model (it stays in the file) and from the context."""
+    def _omit(self, final: Any) -> int | None:
+        """Hide the failed attempt from the model (it stays in the file) and from the context;
+        returns where it was in the context."""
         session = self.session
         last = getattr(session, "_last_entry", None)
         if last and last[0] is final and last[1]:
@@ -314,7 +319,8 @@ class Compactor:
         for index in range(len(messages) - 1, -1, -1):
             if messages[index] is final:
                 del messages[index]
-                break
+                return index
+        return None
 
     def _run_signal(self) -> Any:
         return getattr(self.session.ctx, "signal", None)
@@ -338,6 +344,8 @@ class Compactor:
         session = self.session
         if self._busy:
             raise CompactionError("Compaction already in progress")
+        if signal is not None and signal.aborted:
+            raise CompactionCancelled()
         self._busy = True
         controller = self._controller = AbortController()
         unlink = signal.add_listener(lambda: controller.abort("Compaction cancelled")) if signal else None
@@ -424,13 +432,21 @@ class Compactor:
         outcome = await session.host.dispatch("session_before_compact", event, session.ctx, fold=fold)
         if outcome is not None and _is_cancel(outcome):
             raise CompactionCancelled()
+        on_path = {entry["id"] for entry in path}
         for _, compaction in reversed(supplied):
             summary = _field(compaction, "summary")
+            first_kept = _field(compaction, "firstKeptEntryId")
+            if first_kept is not None and first_kept not in on_path:
+                session.host.report(
+                    "session_before_compact",
+                    "session_before_compact",
+                    f"firstKeptEntryId {first_kept!r} is not on the current branch; the prepared cut is used",
+                )
+                first_kept = None
             if isinstance(summary, str) and summary.strip():
                 return {
                     "summary": summary,
-                    "firstKeptEntryId": _field(compaction, "firstKeptEntryId")
-                    or prepared.first_kept_entry_id,
+                    "firstKeptEntryId": first_kept or prepared.first_kept_entry_id,
                     "tokensBefore": _field(compaction, "tokensBefore") or prepared.tokens_before,
                     "usage": _field(compaction, "usage"),
                     "details": _field(compaction, "details"),

@@ -420,3 +420,49 @@ async def test_abort_during_mid_run_compaction_cancels_it_and_ends_the_run():
     assert not compactions(session)
     assert events[-1] == {"type": "agent_settled", "aborted": True}
     assert not session.compactor.is_busy
+
+
+async def test_failed_overflow_recovery_keeps_the_omission_and_the_visible_error():
+    Router(
+        [dump_call(8000), "answer one", OVERFLOW], summaries=[{"text": "half", "stopReason": "length"}]
+    ).install()
+    session = await small_session(settings={"compaction": {"reserveTokens": 0, "keepRecentTokens": 500}})
+    await session.prompt("one")
+    events = collect(session)
+    await session.prompt("two")
+    end = next(e for e in events if e["type"] == "compaction_end")
+    assert end["errorMessage"].startswith("Context overflow recovery failed: ")
+    assert "output token limit" in end["errorMessage"]
+    assert types(events).count("agent_start") == 1 and not compactions(session)
+    assert [e["type"] for e in session.store.entries()][-1] == "context_edit"
+    assert session.last_assistant().stop_reason == "error"
+
+
+async def test_supplied_compaction_with_a_foreign_first_kept_id_falls_back_to_the_cut():
+    _history_router()
+
+    class Foreign:
+        __name__ = "foreign-cut"
+
+        @hookimpl
+        def on_session_before_compact(self, event):
+            return {"compaction": {"summary": "mine", "firstKeptEntryId": "not-here"}}
+
+    session = await small_session([Foreign()])
+    errors = []
+    session.host.on_error(errors.append)
+    await _history(session)
+    prepared_cut = None
+
+    class Peek:
+        __name__ = "peek"
+
+        @hookimpl
+        def on_session_before_compact(self, event):
+            nonlocal prepared_cut
+            prepared_cut = event["preparation"].first_kept_entry_id
+
+    session.host.pm.register(Peek(), name="peek")
+    session.host._invalidate()
+    result = await session.compact()
+    assert result["firstKeptEntryId"] == prepared_cut and "not-here" in errors[0]["error"]

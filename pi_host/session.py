@@ -189,6 +189,7 @@ class AgentSession:
         self._refresh_sections = True
         self._last_entry: tuple[Any, str | None] | None = None
         self._turn_index = -1
+        self._last_response: AssistantMessage | None = None
         self.auto_retry_enabled = True
         self._retry = AutoRetry(self)
         self.compactor: Any = None
@@ -288,6 +289,10 @@ class AgentSession:
                 raise error
 
     def last_assistant(self) -> AssistantMessage | None:
+        """The last assistant message this session produced (what print mode prints), even when
+        compaction or a context edit has since taken it out of the model's context."""
+        if self._last_response is not None:
+            return self._last_response
         for message in reversed(self.messages):
             if getattr(message, "role", None) == "assistant":
                 return message
@@ -719,6 +724,8 @@ class AgentSession:
                         self.messages[index] = hook_event["message"]
                         break
                 message = event["message"] = hook_event["message"]
+        if getattr(message, "role", None) == "assistant":
+            self._last_response = message
         stored = self.store.append({"type": "message", "message": message.to_json()})
         self._last_entry = (message, stored.get("id") if isinstance(stored, dict) else None)
 

@@ -125,12 +125,14 @@ def detect(provider: str, base_url: str, model_id: str = "") -> dict[str, Any]:
         flags["requiresReasoningContentOnAssistantMessages"] = True
     if family == "mistral":
         # Mistral's endpoint validates strictly: 9-character tool ids, named tool results, no
-        # reasoning_effort, thinking replayed as text.
+        # reasoning_effort or stream_options (usage comes in the last chunk anyway), thinking
+        # replayed as text.
         flags.update(
             requiresMistralToolIds=True,
             requiresToolResultName=True,
             requiresThinkingAsText=True,
             supportsReasoningEffort=False,
+            supportsUsageInStreaming=False,
         )
     if family == "openrouter":
         flags["sessionAffinityHeader"] = "x-session-id"

@@ -305,6 +305,7 @@ def test_mistral_ids_are_nine_alphanumerics():
     call_id = body["messages"][2]["tool_calls"][0]["id"]
     assert len(call_id) == 9 and call_id.isalnum()
     assert body["messages"][3]["tool_call_id"] == call_id and body["messages"][3]["name"] == "bash"
+    assert "stream_options" not in body and "store" not in body and body["max_tokens"] == 8192
 
 
 def test_foreign_responses_ids_become_completions_ids():

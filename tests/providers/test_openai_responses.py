@@ -241,3 +241,73 @@ def test_request_options_and_roles():
     assert body["prompt_cache_key"] == "s" and body["prompt_cache_retention"] == "24h"
     _, body, _ = prepare(reasoner, context(), options(thinking_level="off"))
     assert body["reasoning"] == {"effort": "minimal"}
+
+
+async def test_raw_reasoning_text_and_summaryless_encrypted_item(sse):
+    """Open-weight servers stream ``response.reasoning_text.delta``; OpenAI may return a reasoning
+    item with no summary but encrypted content, which must still be kept for replay."""
+    from sse_server import sse_events
+
+    def ev(name, **data):
+        return (name, {"type": name, **data})
+
+    text = sse_events(
+        [
+            ev("response.created", response={"id": "resp_r", "status": "in_progress"}),
+            ev(
+                "response.output_item.added",
+                output_index=0,
+                item={"id": "rs_a", "type": "reasoning", "summary": []},
+            ),
+            ev(
+                "response.reasoning_text.delta",
+                item_id="rs_a",
+                output_index=0,
+                content_index=0,
+                delta="think ",
+            ),
+            ev(
+                "response.reasoning_text.delta", item_id="rs_a", output_index=0, content_index=0, delta="hard"
+            ),
+            ev(
+                "response.output_item.done",
+                output_index=0,
+                item={
+                    "id": "rs_a",
+                    "type": "reasoning",
+                    "summary": [],
+                    "content": [{"type": "reasoning_text", "text": "think hard"}],
+                },
+            ),
+            ev(
+                "response.output_item.added",
+                output_index=1,
+                item={"id": "rs_b", "type": "reasoning", "summary": []},
+            ),
+            ev(
+                "response.output_item.done",
+                output_index=1,
+                item={"id": "rs_b", "type": "reasoning", "summary": [], "encrypted_content": "gAAAAB=="},
+            ),
+            ev(
+                "response.completed",
+                response={
+                    "id": "resp_r",
+                    "status": "completed",
+                    "usage": {"input_tokens": 5, "output_tokens": 2},
+                },
+            ),
+        ]
+    )
+    sse.enqueue(Reply.sse(text, chunk_size=31))
+    message = final(await collect(stream_responses(model_for(sse), context(), options(thinking_level="low"))))
+    first, second = message.content
+    assert first.thinking == "think hard"
+    assert second.thinking == "" and json.loads(second.thinking_signature)["encrypted_content"] == "gAAAAB=="
+    assert message.stop_reason == "stop"
+    # Both are replayed to the same model (signed blocks are kept even when empty).
+    ctx = context(messages=[UserMessage(content="q"), message, UserMessage(content="next")])
+    sse.enqueue(Reply.from_fixture("openai/responses_incomplete.sse"))
+    await collect(stream_responses(model_for(sse), ctx, options(thinking_level="low")))
+    kinds = [i.get("type", i.get("role")) for i in sse.last.json["input"]]
+    assert kinds == ["developer", "user", "reasoning", "reasoning", "user"]

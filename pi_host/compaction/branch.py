@@ -90,7 +90,7 @@ def select_branch_messages(entries: list[Entry], edits_from: list[Entry], budget
     """Newest first within ``budget`` tokens; a summary that overflows still fits while the total
     is under 90 % of the budget. Returned oldest first."""
     edits = [e for e in edits_from if e["type"] == "context_edit"]
-    projected = project_entries(edits + entries)[len(edits) :]
+    projected = project_entries(edits + entries, every_compaction=True)[len(edits) :]
     chosen: list[Any] = []
     total = 0
     for item in reversed(projected):

@@ -180,10 +180,12 @@ def _apply_edit(messages: list[Any], replacement: Any) -> list[Any]:
     return out
 
 
-def project_entries(entries: list[Entry]) -> list[ProjectedEntry]:
+def project_entries(entries: list[Entry], every_compaction: bool = False) -> list[ProjectedEntry]:
     """Each entry with its messages, the latest context edit per target applied.
 
-    A leading compaction projects to its summary only (its system checkpoint is not history).
+    A leading compaction projects to its summary only (its system checkpoint is not history);
+    later compactions project to nothing (they sit inside a retained range) unless
+    ``every_compaction`` (a branch being summarized counts each compaction as its summary).
     """
     edits: dict[str, Entry] = {}
     for entry in entries:
@@ -191,7 +193,7 @@ def project_entries(entries: list[Entry]) -> list[ProjectedEntry]:
             edits[entry["targetId"]] = entry
     out = []
     for index, entry in enumerate(entries):
-        if entry["type"] == "compaction" and index > 0:
+        if entry["type"] == "compaction" and index > 0 and not every_compaction:
             out.append(ProjectedEntry(entry))  # an older compaction inside the kept range
             continue
         messages = project_entry(entry)

@@ -172,3 +172,13 @@ async def test_branch_summary_events_are_not_compaction_events():
     events = collect(session)
     await session.compactor.navigate_tree(user_entry(session, "second")["id"], summarize=True)
     assert [e["type"] for e in events] == []
+
+
+def test_compactions_on_the_branch_count_as_their_summaries():
+    chain = Chain()
+    chain.user("early")
+    chain.add("compaction", summary="what happened early", firstKeptEntryId="e1", tokensBefore=5)
+    chain.user("late")
+    picked = select_branch_messages(chain.entries, chain.entries, 10_000)
+    assert [m.role for m in picked] == ["user", "compactionSummary", "user"]
+    assert picked[1].summary == "what happened early"

@@ -244,6 +244,17 @@ def load_settings(cwd: str, project_trusted: bool = True) -> tuple[dict[str, Any
     return merged, problems
 
 
+def project_session_dir(cwd: str) -> str | None:
+    """The project file's ``sessionDir``, read even in an untrusted project (pi looks it up before
+    trust is decided). ``~`` is expanded and a relative path is taken from ``cwd``."""
+    data, _error = read_json_object(project_settings_path(cwd))
+    value = data.get("sessionDir")
+    if not isinstance(value, str) or not value:
+        return None
+    path = os.path.expanduser(value)
+    return os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
+
+
 def get(settings: dict[str, Any], dotted: str, default: Any = None) -> Any:
     """A value by dotted key (``compaction.reserveTokens``), else ``default``."""
     node: Any = settings

@@ -239,3 +239,12 @@ def test_pi_documented_enums(isolated_environment):
     write(agent / "settings.json", {"cacheWarming": "always", "doubleEscapeAction": "explode"})
     _merged, problems = st.load_settings(str(isolated_environment["work"]))
     assert len(problems) == 2
+
+
+def test_project_session_dir_is_read_without_trust(isolated_environment):
+    work = isolated_environment["work"]
+    assert st.project_session_dir(str(work)) is None
+    write(work / ".pi" / "settings.json", {"sessionDir": ".pi/sessions", "theme": "x"})
+    assert st.project_session_dir(str(work)) == str(work / ".pi" / "sessions")
+    merged, _ = st.load_settings(str(work), project_trusted=False)
+    assert "sessionDir" not in merged

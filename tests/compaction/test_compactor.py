@@ -466,3 +466,30 @@ async def test_supplied_compaction_with_a_foreign_first_kept_id_falls_back_to_th
     session.host._invalidate()
     result = await session.compact()
     assert result["firstKeptEntryId"] == prepared_cut and "not-here" in errors[0]["error"]
+
+
+async def test_second_compaction_updates_the_previous_summary():
+    count = iter(range(1, 100))
+    router = Router(
+        [dump_call(4000), "a1", dump_call(4000), "a2", dump_call(4000), "a3", dump_call(4000), "a4"],
+        summaries=[lambda context: {"text": f"## Goal\nNOTES {next(count)}"}],
+    ).install()
+    session = await small_session(settings={"compaction": {"reserveTokens": 0, "keepRecentTokens": 100}})
+    await session.prompt("one")
+    await session.prompt("two")
+    await session.compact()
+    first_requests = len(router.summary_requests)
+    await session.prompt("three")
+    await session.prompt("four")
+    await session.compact()
+    first, second = (e["summary"] for e in compactions(session))
+    history = [
+        request_text(r)
+        for r in router.summary_requests[first_requests:]
+        if "<conversation>" in request_text(r)
+    ]
+    assert len(history) == 1
+    assert f"<previous-summary>\n{first}\n</previous-summary>" in history[0]
+    assert "Rewrite the notes" in history[0]  # the update variant of the instructions
+    assert "[User]: three" in history[0]
+    assert session.messages[1].role == "compactionSummary" and session.messages[1].summary == second

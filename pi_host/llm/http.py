@@ -17,6 +17,11 @@ Options read from ``StreamOptions.extra`` (all optional):
                        (pi's ``retry.provider`` settings; provider-level retries default to 0)
 ``httpIdleTimeoutMs``  idle (read) timeout, default 300000
 ``client``             an ``httpx.AsyncClient`` to use instead of the shared one
+``onHeaders``          ``f(headers)`` (sync or async) before sending: mutate the dict, set a value
+                       to None to drop it (the ``before_provider_headers`` hook)
+``onResponse``         ``f(status, headers)`` once a response arrives (``after_provider_response``)
+``onStreamEvent``      ``f(data)`` per raw stream event, for adapters that support it
+                       (``provider_stream_event``)
 """
 
 from __future__ import annotations
@@ -261,7 +266,14 @@ async def open_sse(
     signal = getattr(options, "signal", None)
     content = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode()
     send_headers = {"content-type": "application/json", "accept": "text/event-stream", **headers}
+    extra = getattr(options, "extra", None) or {}
+    on_headers = extra.get("onHeaders")
+    if on_headers is not None:
+        result = on_headers(send_headers)
+        if inspect.isawaitable(result):
+            await result
     send_headers = {k: v for k, v in send_headers.items() if v is not None}
+    on_response = extra.get("onResponse")
     idle = idle_timeout_s(options)
     timeout = httpx.Timeout(DEFAULT_CONNECT_TIMEOUT_S, read=idle)
     attempt = 0
@@ -273,6 +285,10 @@ async def open_sse(
         response: httpx.Response | None = None
         try:
             response = await client.send(request, stream=True)
+            if on_response is not None:
+                result = on_response(response.status_code, dict(response.headers))
+                if inspect.isawaitable(result):
+                    await result
         except (httpx.ConnectError, httpx.ReadError, httpx.RemoteProtocolError, httpx.ConnectTimeout) as exc:
             failure = exc
         if response is not None and response.status_code >= 400:

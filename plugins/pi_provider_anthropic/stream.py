@@ -87,11 +87,16 @@ async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
     body = await apply_payload_hook(options, body)
     message = builder.message
     stop_seen = False
+    on_event = (options.extra or {}).get("onStreamEvent")
     async with open_sse(endpoint(model), body=body, headers=headers, options=options) as response:
         yield builder.start()
         async for batch in response.batches():
             for name, data in batch:
                 event = loads(data)
+                if on_event is not None:
+                    result = on_event(event)
+                    if result is not None and hasattr(result, "__await__"):
+                        await result
                 kind = event.get("type") or name.decode()
                 if kind == "content_block_delta":
                     delta = event["delta"]

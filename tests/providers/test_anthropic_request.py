@@ -322,3 +322,27 @@ async def test_base_url_forms(sse_server, base):
     request = await send(sse_server, model, simple_context())
     expected = {"/": "/v1/messages", "/v1": "/v1/messages", "/anthropic": "/anthropic/v1/messages"}[base]
     assert request.path == expected
+
+
+async def test_header_response_and_stream_event_callbacks(sse_server):
+    seen = {"events": []}
+
+    def on_headers(headers):
+        headers["x-extra"] = "1"
+        headers["anthropic-dangerous-direct-browser-access"] = None
+
+    async def on_response(status, headers):
+        seen["status"] = status
+
+    request = await send(
+        sse_server,
+        model_for(sse_server.url),
+        simple_context(),
+        extra={"onHeaders": on_headers, "onResponse": on_response, "onStreamEvent": seen["events"].append},
+    )
+    assert request.headers["x-extra"] == "1"
+    assert "anthropic-dangerous-direct-browser-access" not in request.headers
+    assert "x-api-key" in request.headers
+    assert seen["status"] == 200
+    assert [e["type"] for e in seen["events"]][:2] == ["message_start", "content_block_start"]
+    assert seen["events"][-1] == {"type": "message_stop"}

@@ -68,3 +68,27 @@ def test_absolute_and_home_paths(tmp_path, isolated_environment):
 
 def test_lone_at_sign_is_a_message(tmp_path):
     assert compose_prompt(["@"], None, str(tmp_path)) == ("@", [], [])
+
+
+def test_text_starting_with_bm_is_text(tmp_path):
+    (tmp_path / "notes.txt").write_text("BMW service notes, written over several lines")
+    text, images, _ = compose_prompt(["@notes.txt"], None, str(tmp_path))
+    assert images == [] and "BMW service notes" in text
+
+
+def test_large_image_is_resized_with_a_hint(tmp_path):
+    pil = pytest.importorskip("PIL.Image")
+    pil.new("RGB", (3000, 1500), (200, 10, 10)).save(tmp_path / "big.png")
+    text, images, _ = compose_prompt(["@big.png"], None, str(tmp_path))
+    assert len(images) == 1
+    assert "Image resized from 3000x1500 to 2000x1000" in text
+    assert text.startswith(f'<file name="{tmp_path / "big.png"}">[') and text.endswith("]</file>\n")
+
+
+def test_auto_resize_off_sends_the_original(tmp_path):
+    pil = pytest.importorskip("PIL.Image")
+    pil.new("RGB", (2100, 10)).save(tmp_path / "wide.png")
+    original = (tmp_path / "wide.png").read_bytes()
+    text, images, _ = compose_prompt(["@wide.png"], None, str(tmp_path), auto_resize=False)
+    assert base64.b64decode(images[0].data) == original
+    assert text == f'<file name="{tmp_path / "wide.png"}"></file>\n'

@@ -534,7 +534,40 @@ class AgentSession:
             thinking_level=self.thinking_level,
             on_payload=self._on_payload if self.host.has("on_before_provider_request") else None,
             thinking_budgets=self.config.settings.get("thinkingBudgets"),
+            extra=self._provider_extra(),
         )
+
+    def _provider_extra(self) -> dict[str, Any]:
+        """Provider-level retry settings and hook bridges for the shared HTTP layer
+        (``pi_host.llm.http``); callbacks are set only when a plugin listens."""
+        settings = self.config.settings
+        extra: dict[str, Any] = {}
+        provider_retry = (settings.get("retry") or {}).get("provider")
+        if isinstance(provider_retry, dict):
+            extra["retry"] = provider_retry
+        if settings.get("httpIdleTimeoutMs"):
+            extra["httpIdleTimeoutMs"] = settings["httpIdleTimeoutMs"]
+        host, ctx, model = self.host, self.ctx, self.model
+        if host.has("on_before_provider_headers"):
+
+            async def on_headers(headers: dict[str, Any]) -> None:
+                await host.dispatch("before_provider_headers", {"headers": headers}, ctx)
+
+            extra["onHeaders"] = on_headers
+        if host.has("on_after_provider_response"):
+
+            async def on_response(status: int, headers: dict[str, Any]) -> None:
+                await host.dispatch("after_provider_response", {"status": status, "headers": headers}, ctx)
+
+            extra["onResponse"] = on_response
+        if host.has("on_provider_stream_event"):
+
+            async def on_stream_event(data: Any) -> None:
+                event = {"provider": model.provider, "api": model.api, "model": model.id, "data": data}
+                await host.dispatch("provider_stream_event", event, ctx)
+
+            extra["onStreamEvent"] = on_stream_event
+        return extra
 
     async def _on_payload(self, payload: dict[str, Any]) -> Any:
         event = {"payload": payload}

@@ -182,3 +182,23 @@ def test_compactions_on_the_branch_count_as_their_summaries():
     picked = select_branch_messages(chain.entries, chain.entries, 10_000)
     assert [m.role for m in picked] == ["user", "compactionSummary", "user"]
     assert picked[1].summary == "what happened early"
+
+
+async def test_instructions_can_be_replaced_by_a_plugin():
+    class Replace:
+        __name__ = "replace-instructions"
+
+        @hookimpl
+        def on_session_before_tree(self, event):
+            return {
+                "customInstructions": "List only the commands that were run.",
+                "replaceInstructions": True,
+            }
+
+    session, router = await explored([Replace()])
+    await session.compactor.navigate_tree(
+        user_entry(session, "second")["id"], summarize=True, custom_instructions="x"
+    )
+    text = router.summary_requests[0].messages[-1].content[0].text
+    assert text.endswith("</conversation>\n\nList only the commands that were run.")
+    assert "## Goal" not in text

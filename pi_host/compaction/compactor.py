@@ -233,12 +233,10 @@ class Compactor:
             return False
         if kind == "retry":
             self._recovery_attempted = True
-            index = self._omit(final)
+            self._omit(final)
+            # on failure the omission stays (file and context agree); the session still reports
+            # the failed answer as the prompt's result through last_assistant()
             result = await self._auto("overflow", True, signal)
-            if result is None and index is not None:
-                # recovery failed: the file keeps the omission, but the failed answer stays the
-                # prompt's visible result (print mode reports it)
-                self.session.messages.insert(min(index, len(self.session.messages)), final)
             return result is not None
         if final is None or final.stop_reason == "aborted":
             return False

@@ -346,3 +346,26 @@ async def test_header_response_and_stream_event_callbacks(sse_server):
     assert seen["status"] == 200
     assert [e["type"] for e in seen["events"]][:2] == ["message_start", "content_block_start"]
     assert seen["events"][-1] == {"type": "message_stop"}
+
+
+async def test_auth_header_provider_and_user_images(sse_server):
+    model = model_for(sse_server.url, authHeader=True)
+    context = LlmContext(
+        messages=[
+            UserMessage(
+                content=[TextContent(text="what is this"), ImageContent(data=PNG, mime_type="image/png")]
+            )
+        ]
+    )
+    request = await send(sse_server, model, context)
+    assert request.headers["authorization"] == "Bearer sk-ant-api-test"
+    assert "x-api-key" not in request.headers
+    content = request.json["messages"][0]["content"]
+    assert content[0] == {"type": "text", "text": "what is this"}
+    assert content[1]["source"] == {"type": "base64", "media_type": "image/png", "data": PNG}
+    assert content[1]["cache_control"] == {"type": "ephemeral"}
+
+
+async def test_lone_surrogates_scrubbed_from_outgoing_text(sse_server):
+    request = await send(sse_server, model_for(sse_server.url), simple_context("bad \ud800 text 🎉"))
+    assert request.json["messages"][0]["content"][0]["text"] == "bad  text 🎉"

@@ -141,6 +141,10 @@ def main() -> int:
         f"session: {args.entries} entries, {os.path.getsize(source) / 2**20:.1f} MiB; {os.cpu_count()} CPUs"
     )
 
+    # Both harnesses would (rightly) compact a 50 MiB history before answering; this measures
+    # resuming, so automatic compaction is off for both (same settings.json shape).
+    no_compaction = json.dumps({"compaction": {"enabled": False}})
+    Path(agent, "settings.json").write_text(no_compaction)
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(
         PI_CODING_AGENT_DIR=agent, PI_FAUX_SCRIPT='[{"text":"ok"}]', PI_OFFLINE="1", PI_SKIP_VERSION_CHECK="1"
@@ -196,6 +200,7 @@ def main() -> int:
             }
         }
         Path(pi_agent, "models.json").write_text(json.dumps(config))
+        Path(pi_agent, "settings.json").write_text(no_compaction)
         pi_env = {**env, "PI_CODING_AGENT_DIR": pi_agent, "PI_TELEMETRY": "0"}
         node, cli = pi
         measure(

@@ -129,6 +129,15 @@ class ExtensionContext:
     def abort(self) -> None:
         self._session.request_abort()
 
+    async def compact(self, custom_instructions: str | None = None) -> Any:
+        return await self._session.compact(custom_instructions)
+
+    async def navigate_tree(self, target_id: str | None, **options: Any) -> Any:
+        """Move the leaf to ``target_id`` (optionally summarising the branch left behind)."""
+        if self._session.compactor is None:
+            raise SessionError("No tree navigation support is installed")
+        return await self._session.compactor.navigate_tree(target_id, **options)
+
     def has_pending_messages(self) -> bool:
         return bool(self._session._steering or self._session._follow_up)
 
@@ -272,8 +281,11 @@ class AgentSession:
         return cleared
 
     def request_abort(self) -> None:
+        """Abort the running prompt and any running compaction; returns at once."""
         if self._controller is not None:
             self._controller.abort("Operation aborted")
+        if self.compactor is not None:
+            self.compactor.abort()
 
     async def abort(self) -> None:
         """Abort the current run and wait until the session is idle."""

@@ -6,6 +6,8 @@ Modules, each with one purpose:
                                   ``guard`` turns failures and aborts into a terminal ``error``.
 * :mod:`pi_host.llm.partial_json` tool-call arguments: jiter partial parse, strict final parse.
 * :mod:`pi_host.llm.http`         shared httpx client, ``open_sse`` with retries, error text.
+* :mod:`pi_host.llm.sse`          a fast server-sent-events reader (``SSEResponse.batches()``).
+* :mod:`pi_host.llm.credentials`  config values (``!cmd``, ``$VAR``) and ``auth.json``.
 * :mod:`pi_host.llm.transform`    the cross-model transform (reference §3.7) and id normalisation.
 * :mod:`pi_host.llm.usage`        totals and cost from $/M-token prices (tiers).
 * :mod:`pi_host.llm.overflow`     context-overflow and transient-error classification.

@@ -229,3 +229,43 @@ async def test_provider_hooks_and_retry_settings_reach_the_adapter(sse_server, i
     assert hooks.statuses == [529, 200]
     assert hooks.stream_types[0] == ("local-claude", "message_start")
     assert hooks.stream_types[-1] == ("local-claude", "message_stop")
+
+
+async def test_session_abort_mid_stream_closes_promptly(sse_server, isolated_environment):
+    import asyncio
+    import time
+
+    from sse_server import STALL
+
+    agent = isolated_environment["agent"]
+    (agent / "models.json").write_text(
+        json.dumps(
+            {
+                "providers": {
+                    "local-claude": {
+                        "baseUrl": sse_server.url,
+                        "api": "anthropic-messages",
+                        "apiKey": "k",
+                        "models": [{"id": "claude-local"}],
+                    }
+                }
+            }
+        )
+    )
+    head = answer_turn("partial answer")
+    head = head[: head.index("event: content_block_stop")]
+    sse_server.enqueue(Reply(parts=[head.encode(), STALL]))
+    session = await pi_host.create_session(model="local-claude/claude-local", settings={})
+    events = []
+    session.subscribe(events.append)
+    task = asyncio.create_task(session.prompt("hi"))
+    while not any(e["type"] == "message_update" for e in events):
+        await asyncio.sleep(0.01)
+    started = time.monotonic()
+    await session.abort()
+    await asyncio.wait_for(task, 5)
+    assert time.monotonic() - started < 0.5
+    final = session.last_assistant()
+    assert final.stop_reason == "aborted"
+    assert final.text() == "partial answer"
+    await session.close()

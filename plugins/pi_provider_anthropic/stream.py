@@ -29,7 +29,6 @@ STOP_REASONS = {
     "pause_turn": "stop",
     "stop_sequence": "stop",
     "max_tokens": "length",
-    "model_context_window_exceeded": "length",
     "tool_use": "toolUse",
 }
 REFUSALS = {

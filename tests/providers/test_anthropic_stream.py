@@ -6,7 +6,7 @@ import time
 
 import pytest
 from anthropic_helpers import model_for, run, simple_context
-from sse_server import Reply
+from sse_server import FIXTURES, Reply
 
 from pi_host.protocol import StreamOptions
 
@@ -173,3 +173,32 @@ async def test_no_retry_by_default_and_none_for_400(sse_server):
     options = StreamOptions(api_key="k", extra={"retry": {"maxRetries": 3, "baseDelayMs": 10}})
     events = await run(model_for(sse_server.url), simple_context(), options)
     assert events[-1].type == "error" and len(sse_server.requests) == 2
+
+
+@pytest.mark.parametrize(
+    ("raw", "stop", "overflow"),
+    [
+        ("max_tokens", "length", False),
+        ("pause_turn", "stop", False),
+        ("stop_sequence", "stop", False),
+        ("refusal", "error", False),
+        ("model_context_window_exceeded", "error", True),
+        ("brand_new", "error", False),
+    ],
+)
+async def test_stop_reason_mapping(sse_server, raw, stop, overflow):
+    from pi_host.llm.overflow import is_context_overflow
+
+    data = (
+        (FIXTURES / "anthropic" / "anthropic_text.sse")
+        .read_text()
+        .replace('"stop_reason":"end_turn"', f'"stop_reason":"{raw}"')
+    )
+    sse_server.enqueue(Reply.sse(data))
+    events = await run(model_for(sse_server.url), simple_context())
+    message = events[-1].message if events[-1].type == "done" else events[-1].error
+    assert message.stop_reason == stop and message.raw_stop_reason == raw
+    assert message.text() == "Héllo wörld ☃ 日本語 🎉!"
+    if stop == "error":
+        assert message.error_message
+    assert is_context_overflow(message) is overflow

@@ -216,6 +216,10 @@ class TreeStore:
     def children(self, entry_id: str | None) -> list[dict[str, Any]]:
         return self.tree.children(entry_id)
 
+    def entries_since(self, entry_id: str | None) -> list[dict[str, Any]]:
+        """Entries after the cursor (RPC ``get_entries {since}``); KeyError for an unknown id."""
+        return self.tree.entries_since(entry_id)
+
     def get_tree(self) -> list[TreeNode]:
         return self.tree.tree()
 

@@ -72,6 +72,15 @@ class TreeNode:
     label: str | None = None
     label_timestamp: str | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        """pi's tree node shape ``{entry, children, label?, labelTimestamp?}`` (RPC ``get_tree``)."""
+        out: dict[str, Any] = {"entry": self.entry, "children": [child.to_json() for child in self.children]}
+        if self.label is not None:
+            out["label"] = self.label
+        if self.label_timestamp is not None:
+            out["labelTimestamp"] = self.label_timestamp
+        return out
+
 
 @dataclass
 class Projection:
@@ -212,6 +221,17 @@ class SessionTree:
             node = by_id.get(parent) if parent and parent != node["id"] else None
         out.reverse()
         return out
+
+    def entries_since(self, entry_id: str | None) -> list[Entry]:
+        """Entries appended after ``entry_id`` (all of them for None); KeyError if unknown."""
+        if entry_id is None:
+            return list(self._entries)
+        if entry_id not in self._by_id:
+            raise KeyError(f"Entry not found: {entry_id}")
+        for index in range(len(self._entries) - 1, -1, -1):
+            if self._entries[index]["id"] == entry_id:
+                return self._entries[index + 1 :]
+        return []
 
     def children(self, entry_id: str | None) -> list[Entry]:
         return [e for e in self._entries if e.get("parentId") == entry_id]

@@ -42,6 +42,11 @@ def _lock(fd: int, path: str) -> None:
         raise SessionOpenError(
             f"Session file is in use by another pi-host process: {path} (use --fork to continue it as a copy)"
         ) from None
+    except OSError as exc:
+        # Some network filesystems have no flock; appends are still whole-line writes.
+        if exc.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
+            os.close(fd)
+            raise SessionOpenError(f"Cannot lock session file {path}: {exc.strerror}") from None
 
 
 class JsonlStore(TreeStore):

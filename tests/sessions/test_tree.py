@@ -338,3 +338,16 @@ def test_context_is_cached_but_a_fresh_list():
     assert first is not second and first[1] is second[1]
     first.clear()
     assert len(store.build_context().messages) == 2
+
+
+def test_entries_since_and_tree_json():
+    store = MemoryStore("/x", entries=example_entries())
+    assert [e["id"] for e in store.entries_since("4e2f8a6c")] == ["9bd1e377", "c3a8f520"]
+    assert len(store.entries_since(None)) == 10
+    with pytest.raises(KeyError, match="Entry not found: zz"):
+        store.entries_since("zz")
+    tree = [node.to_json() for node in store.get_tree()]
+    question = tree[0]["children"][0]["children"][0]["children"][0]
+    assert question["entry"]["id"] == "8a41f3bd" and question["label"] == "question"
+    assert question["labelTimestamp"] == "2026-12-02T09:14:03.590Z"
+    assert "label" not in tree[0]

@@ -445,7 +445,8 @@ def _apply_tool_flags(session: Any, args: RunArgs) -> None:
 
 async def _compose_prompts(args: RunArgs, cwd: str, mode: str) -> tuple[list[str] | None, list[Any]]:
     stdin_text = None
-    if mode != "rpc" and not sys.stdin.isatty():
+    # Without a terminal, --resume reads the picked session number from stdin: leave it alone.
+    if mode != "rpc" and not sys.stdin.isatty() and not args.resume:
         data = sys.stdin.read()
         stdin_text = data if data.strip() else None
     messages = list(args.messages)

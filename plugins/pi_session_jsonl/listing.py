@@ -289,7 +289,7 @@ def pick_session(
         if len(title) > 70:
             title = title[:67] + "..."
         when = info.modified.astimezone().strftime("%Y-%m-%d %H:%M")
-        stderr.write(f"{index:3d}. {when}  {title}  ({info.message_count} messages, {info.id[:8]})\n")
+        stderr.write(f"{index:3d}. {when}  {title}  ({info.message_count} messages, {info.id})\n")
     stderr.write(f"Session number [1-{len(sessions)}], empty to cancel: ")
     stderr.flush()
     try:

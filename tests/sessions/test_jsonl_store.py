@@ -9,6 +9,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 from pi_session_jsonl.store import JsonlStore
@@ -358,3 +359,54 @@ def test_interrupted_tool_call_on_disk_is_closed_on_open_via_resolver(tmp_path):
     store = open_store(StoreOptions(cwd=str(tmp_path), agent_dir=str(tmp_path / "agent"), session=str(path)))
     store.close()
     assert len(read_jsonl(path)) == len(lines)  # nothing re-added, nothing re-run
+
+
+def test_clone_and_fork_switch_to_new_files(tmp_path):
+    records = [
+        header(cwd=str(tmp_path)),
+        user("u1", None, "one"),
+        assistant("a1", "u1", "two"),
+        user("u2", "a1", "three"),
+    ]
+    path = write_jsonl(tmp_path / "sessions" / "orig.jsonl", records)
+    original = path.read_bytes()
+    store = JsonlStore.open_file(str(path))
+    old_id = store.session_id
+    clone_path = store.clone()
+    assert clone_path != str(path) and os.path.dirname(clone_path) == str(tmp_path / "sessions")
+    lines = read_jsonl(tmp_path / "sessions" / os.path.basename(clone_path))
+    assert lines[0]["parentSession"] == str(path) and lines[0]["id"] == store.session_id != old_id
+    assert [line["id"] for line in lines[1:]] == ["u1", "a1", "u2"]
+    again = JsonlStore.open_file(str(path))  # the original was released
+    again.close()
+    text = store.fork_before("u2")
+    assert text == "three"
+    fork_path = store.session_file
+    assert read_jsonl(tmp_path / "sessions" / os.path.basename(fork_path))[1:] == records[1:3]
+    store.append({"type": "message", "message": UserMessage(content="three, differently").to_json()})
+    store.close()
+    assert [line["id"] for line in read_jsonl(tmp_path / "sessions" / os.path.basename(fork_path))][1:3] == [
+        "u1",
+        "a1",
+    ]
+    assert path.read_bytes() == original
+
+
+def test_fork_of_first_message_waits_for_a_conversation(tmp_path):
+    records = [
+        header(cwd=str(tmp_path)),
+        entry("model_change", "m0", None, provider="faux", modelId="faux-1"),
+        user("u1", "m0", "one"),
+    ]
+    path = write_jsonl(tmp_path / "s.jsonl", records)
+    store = JsonlStore.open_file(str(path))
+    assert store.fork_before("u1") == "one"
+    assert not os.path.exists(store.session_file)  # only a model change so far: no file yet
+    assert [e["id"] for e in store.entries()] == ["m0"]
+    store.append({"type": "message", "message": UserMessage(content="uno").to_json()})
+    assert [line["type"] for line in read_jsonl(Path(store.session_file))] == [
+        "session",
+        "model_change",
+        "message",
+    ]
+    store.close()

@@ -206,7 +206,16 @@ class PartialObject:
                     decoded = None
             if decoded is not None:
                 container, key = self._leaf  # type: ignore[misc]
-                container[key] += decoded
+                # The open string is the last member of its container: popping it leaves one
+                # reference, so CPython grows it in place (linear even for megabyte arguments).
+                if container.__class__ is dict:
+                    text = container.pop(key)
+                    text += decoded
+                    container[key] = text
+                else:
+                    text = container.pop()
+                    text += decoded
+                    container.append(text)
                 return self.value
         self.full_parses += 1
         parsed = parse_partial(bytes(self._buf))

@@ -222,3 +222,21 @@ def test_incremental_partial_object_matches_full_reparse(ensure_ascii):
             assert tracker.value == doc
             fast_paths += deltas - tracker.full_parses
     assert fast_paths > 1000  # the fast path is actually taken
+
+
+def test_large_streamed_argument_stays_linear():
+    """A 500 KB file body in 50,000 deltas: quadratic copying or re-parsing would take many seconds."""
+    import json
+    import time
+
+    args = json.dumps({"path": "big.txt", "content": "line of text\n" * 40_000})
+    pieces = [args[i : i + 10] for i in range(0, len(args), 10)]
+    b = MessageBuilder(MODEL)
+    b.toolcall_start(0, id="c", name="write")
+    started = time.perf_counter()
+    for piece in pieces:
+        b.toolcall_delta(0, piece)
+    assert b.block(0).arguments["content"].startswith("line of text\n")
+    end = b.toolcall_end(0)
+    assert time.perf_counter() - started < 2.0
+    assert end.tool_call.arguments["content"] == "line of text\n" * 40_000

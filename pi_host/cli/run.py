@@ -347,7 +347,7 @@ async def _run(
     store_options = {
         "session_dir": args.session_dir
         or os.environ.get("PI_CODING_AGENT_SESSION_DIR")
-        or settings.get("sessionDir"),
+        or _settings_session_dir(settings, cwd),
         "session": args.session,
         "continue_recent": args.continue_recent,
         "fork": args.fork,
@@ -413,6 +413,14 @@ async def _run(
     finally:
         await session.close()
     return interrupted.get("code", int(code or 0))
+
+
+def _settings_session_dir(settings: dict[str, Any], cwd: str) -> str | None:
+    """The ``sessionDir`` setting is relative to the project directory, not the process cwd."""
+    value = settings.get("sessionDir")
+    if not isinstance(value, str) or not value:
+        return None
+    return os.path.join(cwd, os.path.expanduser(value))
 
 
 def _apply_tool_flags(session: Any, args: RunArgs) -> None:

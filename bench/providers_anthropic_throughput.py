@@ -20,21 +20,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import statistics
-import sys
-import time
-from pathlib import Path
 
-import httpx
 import orjson
-from httpx_sse import EventSource
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "providers"))
-
-from sse_server import Reply, SSEServer  # noqa: E402
-
-from pi_host.protocol import LlmContext, Model, StreamOptions, SystemMessage, ToolDecl, UserMessage  # noqa: E402
+from providers_common import measure, report
 
 
 def recorded_stream(deltas: int) -> bytes:
@@ -43,87 +31,106 @@ def recorded_stream(deltas: int) -> bytes:
     def event(name: str, data: dict) -> None:
         out.append(b"event: " + name.encode() + b"\ndata: " + orjson.dumps(data) + b"\n\n")
 
-    event("message_start", {"type": "message_start", "message": {"id": "msg_bench", "type": "message", "role": "assistant",
-          "content": [], "model": "claude-bench", "usage": {"input_tokens": 1200, "output_tokens": 1}}})
+    event(
+        "message_start",
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_bench",
+                "type": "message",
+                "role": "assistant",
+                "content": [],
+                "model": "claude-bench",
+                "usage": {"input_tokens": 1200, "output_tokens": 1},
+            },
+        },
+    )
     thinking = deltas // 10
     tool = deltas // 10
     text = deltas - thinking - tool
     words = "the quick brown fox jumps over the lazy dog — ünïcode ✓".split(" ")
-    event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}})
+    event(
+        "content_block_start",
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+        },
+    )
     for i in range(thinking):
-        event("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": words[i % len(words)] + " "}})
-    event("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "c2lnbmF0dXJl"}})
+        event(
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "thinking_delta", "thinking": words[i % len(words)] + " "},
+            },
+        )
+    event(
+        "content_block_delta",
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "signature_delta", "signature": "c2lnbmF0dXJl"},
+        },
+    )
     event("content_block_stop", {"type": "content_block_stop", "index": 0})
     event("ping", {"type": "ping"})
-    event("content_block_start", {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}})
+    event(
+        "content_block_start",
+        {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
+    )
     for i in range(text):
-        event("content_block_delta", {"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": words[i % len(words)] + " "}})
+        event(
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 1,
+                "delta": {"type": "text_delta", "text": words[i % len(words)] + " "},
+            },
+        )
     event("content_block_stop", {"type": "content_block_stop", "index": 1})
     args = json.dumps({"path": "src/" + "x" * 40 + ".py", "content": "line\n" * (tool * 2)})
     size = max(1, len(args) // max(1, tool - 1))
-    event("content_block_start", {"type": "content_block_start", "index": 2, "content_block": {"type": "tool_use", "id": "toolu_b", "name": "write", "input": {}}})
+    event(
+        "content_block_start",
+        {
+            "type": "content_block_start",
+            "index": 2,
+            "content_block": {"type": "tool_use", "id": "toolu_b", "name": "write", "input": {}},
+        },
+    )
     for i in range(0, len(args), size):
-        event("content_block_delta", {"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": args[i : i + size]}})
+        event(
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 2,
+                "delta": {"type": "input_json_delta", "partial_json": args[i : i + size]},
+            },
+        )
     event("content_block_stop", {"type": "content_block_stop", "index": 2})
-    event("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None}, "usage": {"output_tokens": deltas}})
+    event(
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+            "usage": {"output_tokens": deltas},
+        },
+    )
     event("message_stop", {"type": "message_stop"})
     return b"".join(out)
 
 
-async def bare(client: httpx.AsyncClient, url: str, decode: bool) -> int:
-    count = 0
-    async with client.stream("POST", url, json={"model": "bench", "stream": True}) as response:
-        async for sse in EventSource(response).aiter_sse():
-            if decode:
-                orjson.loads(sse.data)
-            count += 1
-    return count
-
-
-async def adapter(model: Model, options: StreamOptions) -> int:
-    from pi_provider_anthropic.stream import stream
-
-    context = LlmContext(
-        messages=[SystemMessage(sections={"preamble": "bench"}), UserMessage(content="go")],
-        tools=[ToolDecl(name="write", description="Write a file")],
-    )
-    count = 0
-    last = None
-    async for event in stream(model, context, options):
-        count += 1
-        last = event
-    assert last is not None and last.type == "done", getattr(last, "error", None)
-    return count
-
-
-async def measure(runs: int, deltas: int) -> dict[str, list[float]]:
-    from pi_host.llm.http import create_client
-
-    server = SSEServer().start()
-    server.default = Reply.sse(recorded_stream(deltas), chunk_size=16384)
-    client = create_client()
-    model = Model.model_validate(
-        {"id": "claude-bench", "api": "anthropic-messages", "provider": "bench", "baseUrl": server.url,
-         "reasoning": True, "maxTokens": 16384, "contextWindow": 200000}
-    )
-    options = StreamOptions(api_key="k", thinking_level="medium", extra={"client": client})
-    url = server.url + "/v1/messages"
-    times: dict[str, list[float]] = {"bare": [], "bare+json": [], "adapter": []}
-    try:
-        await bare(client, url, True)
-        await adapter(model, options)
-        for _ in range(runs):
-            for name in times:
-                started = time.perf_counter()
-                if name == "adapter":
-                    await adapter(model, options)
-                else:
-                    await bare(client, url, name == "bare+json")
-                times[name].append(time.perf_counter() - started)
-    finally:
-        await client.aclose()
-        server.stop()
-    return times
+MODEL = {
+    "id": "claude-bench",
+    "api": "anthropic-messages",
+    "provider": "bench",
+    "baseUrl": "{url}",
+    "reasoning": True,
+    "maxTokens": 16384,
+    "contextWindow": 200000,
+}
 
 
 def main() -> None:
@@ -131,14 +138,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--deltas", type=int, default=10_000)
     args = parser.parse_args()
-    times = asyncio.run(measure(args.runs, args.deltas))
-    medians = {name: statistics.median(values) for name, values in times.items()}
-    print(f"anthropic-messages stream: {args.deltas} deltas (10% thinking, 80% text, 10% tool input); "
-          f"median of {args.runs} runs, loopback")
-    for name, value in medians.items():
-        print(f"  {name:10s} {value * 1000:8.1f} ms  ({args.deltas / value:,.0f} deltas/s)")
-    print(f"  ratio adapter / bare      = {medians['adapter'] / medians['bare']:.2f}x  (target <= 1.5x)")
-    print(f"  ratio adapter / bare+json = {medians['adapter'] / medians['bare+json']:.2f}x")
+    from pi_provider_anthropic.stream import stream
+
+    data = recorded_stream(args.deltas)
+    times = asyncio.run(measure(data, "/v1/messages", stream, MODEL, args.runs, thinking_level="medium"))
+    report(
+        f"anthropic-messages stream: {args.deltas} deltas (10% thinking, 80% text, 10% tool input)",
+        times,
+        args.deltas,
+        args.runs,
+    )
 
 
 if __name__ == "__main__":

@@ -23,20 +23,12 @@ import argparse
 import asyncio
 import json
 import statistics
-import sys
 import time
-from pathlib import Path
 
-import httpx
 import orjson
-from httpx_sse import EventSource
+from providers_common import measure, report
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "providers"))
-
-from sse_server import Reply, SSEServer  # noqa: E402
-
-from pi_host.protocol import LlmContext, Model, StreamOptions, SystemMessage, ToolDecl, UserMessage  # noqa: E402
+from pi_host.protocol import Model
 
 
 def recorded_stream(deltas: int, tool_share: float = 0.1) -> bytes:
@@ -85,66 +77,13 @@ def recorded_stream(deltas: int, tool_share: float = 0.1) -> bytes:
     return b"".join(out)
 
 
-async def bare(client: httpx.AsyncClient, url: str, decode: bool) -> int:
-    count = 0
-    async with client.stream("POST", url, json={"model": "bench", "stream": True}) as response:
-        async for sse in EventSource(response).aiter_sse():
-            if decode and sse.data != "[DONE]":
-                orjson.loads(sse.data)
-            count += 1
-    return count
-
-
-async def adapter(model: Model, options: StreamOptions) -> int:
-    from pi_provider_openai.completions import stream_completions
-
-    context = LlmContext(
-        messages=[SystemMessage(sections={"preamble": "bench"}), UserMessage(content="go")],
-        tools=[ToolDecl(name="write", description="Write a file")],
-    )
-    count = 0
-    last = None
-    async for event in stream_completions(model, context, options):
-        count += 1
-        last = event
-    assert last is not None and last.type == "done", getattr(last, "error", None)
-    return count
-
-
-async def measure(runs: int, deltas: int, tool_share: float) -> dict[str, list[float]]:
-    from pi_host.llm.http import create_client
-
-    data = recorded_stream(deltas, tool_share)
-    server = SSEServer().start()
-    server.default = Reply.sse(data, chunk_size=16384)
-    url = server.url + "/v1/chat/completions"
-    client = create_client()
-    model = Model.model_validate(
-        {
-            "id": "bench",
-            "api": "openai-completions",
-            "provider": "bench",
-            "baseUrl": server.url + "/v1",
-            "maxTokens": 8192,
-        }
-    )
-    options = StreamOptions(api_key="k", extra={"client": client})
-    times: dict[str, list[float]] = {"bare": [], "bare+json": [], "adapter": []}
-    try:
-        await bare(client, url, True)  # warm-up (connection, imports)
-        await adapter(model, options)
-        for _ in range(runs):
-            for name in times:
-                started = time.perf_counter()
-                if name == "adapter":
-                    await adapter(model, options)
-                else:
-                    await bare(client, url, name == "bare+json")
-                times[name].append(time.perf_counter() - started)
-    finally:
-        await client.aclose()
-        server.stop()
-    return times
+MODEL = {
+    "id": "bench",
+    "api": "openai-completions",
+    "provider": "bench",
+    "baseUrl": "{url}/v1",
+    "maxTokens": 8192,
+}
 
 
 def partial_args_cost(total_bytes: int = 20_000, deltas: int = 2_000, runs: int = 7) -> list[float]:
@@ -174,21 +113,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--deltas", type=int, default=10_000)
     args = parser.parse_args()
+    from pi_provider_openai.completions import stream_completions
+
     for label, share in (("text only", 0.0), ("90% text + 10% tool-argument deltas (~10 KB call)", 0.1)):
-        times = asyncio.run(measure(args.runs, args.deltas, share))
-        medians = {name: statistics.median(values) for name, values in times.items()}
-        print(
-            f"openai-completions stream, {args.deltas} deltas, {label}; median of {args.runs} runs, loopback"
-        )
-        for name, value in medians.items():
-            print(f"  {name:10s} {value * 1000:8.1f} ms  ({args.deltas / value:,.0f} deltas/s)")
-        print(f"  ratio adapter / bare      = {medians['adapter'] / medians['bare']:.2f}x  (target <= 1.5x)")
-        print(f"  ratio adapter / bare+json = {medians['adapter'] / medians['bare+json']:.2f}x")
-        best = {name: min(values) for name, values in times.items()}
-        print(
-            f"  (best-of-{args.runs} ratio adapter / bare = {best['adapter'] / best['bare']:.2f}x; "
-            "the machine's load moves medians)"
-        )
+        data = recorded_stream(args.deltas, share)
+        times = asyncio.run(measure(data, "/v1/chat/completions", stream_completions, MODEL, args.runs))
+        report(f"openai-completions stream, {args.deltas} deltas, {label}", times, args.deltas, args.runs)
     cost = partial_args_cost()
     print(
         f"partial tool-argument parsing, 20 KB in 2,000 deltas: median {statistics.median(cost) * 1000:.1f} ms "

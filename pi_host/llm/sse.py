@@ -20,6 +20,8 @@ from typing import Any
 Event = tuple[bytes, bytes]
 """``(event name or b"", data)``."""
 
+_DATA = b"data: "
+
 
 def parse_block(block: bytes) -> list[Event]:
     """The events in a block of ``\\n``-separated lines (normally exactly one)."""
@@ -84,6 +86,9 @@ async def iter_batches(response: Any) -> AsyncIterator[list[Event]]:
         buffer = blocks.pop()
         batch: list[Event] = []
         for block in blocks:
+            if block[:6] == _DATA and b"\n" not in block:  # the usual case, inlined
+                batch.append((b"", block[6:]))
+                continue
             event = _fast(block)
             if event is not None:
                 batch.append(event)
@@ -97,3 +102,10 @@ async def iter_batches(response: Any) -> AsyncIterator[list[Event]]:
         tail = parse_block(buffer.replace(b"\r\n", b"\n").replace(b"\r", b"\n"))
         if tail:
             yield tail
+
+
+async def iter_events(response: Any) -> AsyncIterator[Event]:
+    """``(event_name, data)`` one at a time (simpler to consume; one generator hop per event)."""
+    async for batch in iter_batches(response):
+        for event in batch:
+            yield event

@@ -19,7 +19,6 @@ from pi_provider_openai.shared import (
     scrub_body,
     transform,
 )
-from pi_provider_openai.sse import iter_batches
 
 API = "openai-completions"
 
@@ -55,7 +54,7 @@ async def _events(builder: MessageBuilder, model: Any, context: Any, options: An
         parser = CompletionsParser(builder, flags)
         feed = parser.feed
         finished = False
-        async for batch in iter_batches(response.response):
+        async for batch in response.batches():
             for _name, data in batch:
                 if data == b"[DONE]":
                     finished = True

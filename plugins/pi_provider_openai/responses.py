@@ -10,7 +10,6 @@ from pi_host.llm.http import apply_payload_hook, open_sse
 from pi_provider_openai.responses_request import build_body
 from pi_provider_openai.responses_stream import ResponsesParser
 from pi_provider_openai.shared import auth_headers, endpoint, loads, output_cap, scrub_body, transform
-from pi_provider_openai.sse import iter_batches
 
 API = "openai-responses"
 
@@ -37,7 +36,7 @@ async def _events(builder: MessageBuilder, model: Any, context: Any, options: An
         yield builder.start()
         parser = ResponsesParser(builder)
         feed = parser.feed
-        async for batch in iter_batches(response.response):
+        async for batch in response.batches():
             for _name, data in batch:
                 if data == b"[DONE]":
                     continue

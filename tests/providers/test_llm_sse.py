@@ -8,7 +8,7 @@ from httpx_sse import EventSource
 from sse_server import FIXTURES, Reply
 
 from pi_host.llm.http import create_client, open_sse
-from pi_host.llm.sse import iter_batches
+from pi_host.llm.sse import iter_batches, iter_events
 from pi_host.protocol import StreamOptions
 
 SAMPLES = [
@@ -78,3 +78,35 @@ async def test_batches_rejects_a_non_stream_answer(sse_server):
                     pass
     finally:
         await client.aclose()
+
+
+# Every cut of one stream that mixes the SSE line-end forms, comments, multi-line data, ``event:``
+# and ``id:`` fields, a BOM, split UTF-8 and a last event without its blank line.
+MIXED = (
+    '\ufeffdata: {"a":"é🎉"}\r\n\r\n'
+    ": keep-alive\r\n\r\n"
+    "event: response.output_text.delta\r\ndata: line one\r\ndata:line two\r\nid: 7\r\n\r\n"
+    "data: last\n\n\n\n"
+    "data: z\rdata: w\r\r"
+    'data: {"tail":true}'
+).encode()
+
+MIXED_EVENTS = [
+    (b"", '{"a":"é🎉"}'.encode()),
+    (b"response.output_text.delta", b"line one\nline two"),
+    (b"", b"last"),
+    (b"", b"z\nw"),
+    (b"", b'{"tail":true}'),
+]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 7, 13, 64, 4096])
+async def test_every_read_size_gives_the_same_events(size):
+    chunks = [MIXED[i : i + size] for i in range(0, len(MIXED), size)]
+    events = [event async for event in iter_events(Chunks(chunks))]
+    assert events == MIXED_EVENTS
+
+
+async def test_crlf_split_between_reads():
+    chunks = [b"data: a\r", b"\n\r", b"\ndata: b\r\n", b"\r\n"]
+    assert [e async for e in iter_events(Chunks(chunks))] == [(b"", b"a"), (b"", b"b")]

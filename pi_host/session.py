@@ -9,7 +9,6 @@ persists every finished message to the session store and ends each prompt with
 from __future__ import annotations
 
 import asyncio
-import copy
 import inspect
 import os
 from collections.abc import Callable
@@ -20,22 +19,22 @@ from pi_host import paths
 from pi_host.abort import AbortController, AbortSignal
 from pi_host.agent.convert import convert_to_llm
 from pi_host.agent.loop import AgentLoop, LoopConfig
+from pi_host.extension_context import ExtensionContext
 from pi_host.plugin_host import PluginHost, is_stop
 from pi_host.protocol import (
     AssistantMessage,
     CustomMessage,
     ImageContent,
-    StreamOptions,
-    SystemMessage,
     TextContent,
     UserMessage,
     now_ms,
 )
-from pi_host.protocol.messages import ToolRef
-from pi_host.protocol.transcript import replay_system, wrap_section
+from pi_host.protocol.transcript import replay_system
 from pi_host.registrations import Command, ContextSource
+from pi_host.session_bridge import PluginBridge
 from pi_host.session_retry import AutoRetry
-from pi_host.tools import Tool, ToolContext, ToolResult
+from pi_host.system_prompt import SystemPromptDeclarer
+from pi_host.tools import Tool, ToolContext
 
 Listener = Callable[[dict[str, Any]], Any]
 
@@ -44,10 +43,6 @@ STREAMING_ERROR = (
 )
 DEFAULT_TOOLS = ("read", "bash", "edit", "write")
 PI_TOOL_ORDER = ("read", "bash", "edit", "write", "grep", "find", "ls")
-DEFAULT_PREAMBLE = (
-    "You are a coding assistant running inside pi, a coding agent harness. You help the user "
-    "inspect files, run commands and change code."
-)
 
 
 class SessionError(Exception):
@@ -75,74 +70,6 @@ class SessionConfig:
     settings: dict[str, Any] = field(default_factory=dict)
     flags: dict[str, Any] = field(default_factory=dict)
     api_key: str | None = None
-
-
-class ExtensionContext:
-    """What plugin handlers see as ``ctx`` (reference §9.5)."""
-
-    def __init__(self, session: AgentSession) -> None:
-        self._session = session
-
-    @property
-    def session(self) -> AgentSession:
-        return self._session
-
-    @property
-    def cwd(self) -> str:
-        return self._session.config.cwd
-
-    @property
-    def mode(self) -> str:
-        return self._session.config.mode
-
-    @property
-    def has_ui(self) -> bool:
-        return self._session.config.mode in ("tui", "rpc")
-
-    @property
-    def model(self) -> Any:
-        return self._session.model
-
-    @property
-    def thinking_level(self) -> str:
-        return self._session.thinking_level
-
-    @property
-    def settings(self) -> dict[str, Any]:
-        return self._session.config.settings
-
-    @property
-    def signal(self) -> AbortSignal | None:
-        controller = self._session._controller
-        return controller.signal if controller else None
-
-    @property
-    def store(self) -> Any:
-        return self._session.store
-
-    def get_flag(self, name: str) -> Any:
-        return self._session.config.flags.get(name)
-
-    def is_idle(self) -> bool:
-        return not self._session.is_streaming
-
-    def abort(self) -> None:
-        self._session.request_abort()
-
-    async def compact(self, custom_instructions: str | None = None) -> Any:
-        return await self._session.compact(custom_instructions)
-
-    async def navigate_tree(self, target_id: str | None, **options: Any) -> Any:
-        """Move the leaf to ``target_id`` (optionally summarising the branch left behind)."""
-        if self._session.compactor is None:
-            raise SessionError("No tree navigation support is installed")
-        return await self._session.compactor.navigate_tree(target_id, **options)
-
-    def has_pending_messages(self) -> bool:
-        return bool(self._session._steering or self._session._follow_up)
-
-    def get_system_prompt(self) -> str:
-        return replay_system(self._session.messages).render()
 
 
 class AgentSession:
@@ -195,7 +122,8 @@ class AgentSession:
         self._run_task: asyncio.Task[Any] | None = None
         self._idle = asyncio.Event()
         self._idle.set()
-        self._refresh_sections = True
+        self.bridge = PluginBridge(self)
+        self.system_prompt = SystemPromptDeclarer(self)
         self._last_entry: tuple[Any, str | None] | None = None
         self._turn_index = -1
         self._last_response: AssistantMessage | None = None
@@ -327,6 +255,10 @@ class AgentSession:
         await self.host.dispatch(
             "thinking_level_select", {"level": level, "previousLevel": previous}, self.ctx
         )
+
+    async def build_sections(self) -> dict[str, str | None]:
+        """The system-prompt sections the context sources produce now."""
+        return await self.system_prompt.build_sections()
 
     async def compact(self, custom_instructions: str | None = None) -> Any:
         """Manual compaction (``/compact``): aborts the current run first (reference §7.7)."""
@@ -465,7 +397,7 @@ class AgentSession:
     # --- runs -----------------------------------------------------------------------------------
 
     def _start_run(self, prompts: list[Any]) -> None:
-        self._refresh_sections = True
+        self.system_prompt.refresh_pending = True
         self._controller = AbortController()
         self._idle.clear()
         self._run_task = asyncio.ensure_future(self._run(prompts, self._controller))
@@ -527,200 +459,18 @@ class AgentSession:
             tool_execution=self.config.tool_execution,
             signal=signal,
             tool_context=self.tool_context,
-            stream_options=self._stream_options,
+            stream_options=self.bridge.stream_options,
             convert_to_llm=lambda messages: convert_to_llm(messages, block_images),
-            transform_context=self._transform_context,
-            get_api_key=self._api_key,
-            declare_tool_changes=self._declare_tool_changes,
-            before_tool_call=self._before_tool_call,
-            after_tool_call=self._after_tool_call,
+            transform_context=self.bridge.transform_context,
+            get_api_key=self.bridge.api_key,
+            declare_tool_changes=self.system_prompt.declare_changes,
+            before_tool_call=self.bridge.before_tool_call,
+            after_tool_call=self.bridge.after_tool_call,
             prepare_next_turn=self.compactor.between_turns if self.compactor is not None else None,
             finish_turn=self._finish_turn,
             get_steering_messages=lambda: self._dequeue(self._steering, self.config.steering_mode),
             get_follow_up_messages=lambda: self._dequeue(self._follow_up, self.config.follow_up_mode),
         )
-
-    def _stream_options(self) -> StreamOptions:
-        return StreamOptions(
-            session_id=self.session_id,
-            thinking_level=self.thinking_level,
-            on_payload=self._on_payload if self.host.has("on_before_provider_request") else None,
-            thinking_budgets=self.config.settings.get("thinkingBudgets"),
-            extra=self._provider_extra(),
-        )
-
-    def _provider_extra(self) -> dict[str, Any]:
-        """Provider-level retry settings and hook bridges for the shared HTTP layer
-        (``pi_host.llm.http``); callbacks are set only when a plugin listens."""
-        settings = self.config.settings
-        extra: dict[str, Any] = {}
-        provider_retry = (settings.get("retry") or {}).get("provider")
-        if isinstance(provider_retry, dict):
-            extra["retry"] = provider_retry
-        if settings.get("httpIdleTimeoutMs"):
-            extra["httpIdleTimeoutMs"] = settings["httpIdleTimeoutMs"]
-        host, ctx, model = self.host, self.ctx, self.model
-        if host.has("on_before_provider_headers"):
-
-            async def on_headers(headers: dict[str, Any]) -> None:
-                await host.dispatch("before_provider_headers", {"headers": headers}, ctx)
-
-            extra["onHeaders"] = on_headers
-        if host.has("on_after_provider_response"):
-
-            async def on_response(status: int, headers: dict[str, Any]) -> None:
-                await host.dispatch("after_provider_response", {"status": status, "headers": headers}, ctx)
-
-            extra["onResponse"] = on_response
-        if host.has("on_provider_stream_event"):
-
-            async def on_stream_event(data: Any) -> None:
-                event = {"provider": model.provider, "api": model.api, "model": model.id, "data": data}
-                await host.dispatch("provider_stream_event", event, ctx)
-
-            extra["onStreamEvent"] = on_stream_event
-        return extra
-
-    async def _on_payload(self, payload: dict[str, Any]) -> Any:
-        event = {"payload": payload}
-
-        def fold(ev: dict[str, Any], result: Any) -> None:
-            ev["payload"] = result
-
-        await self.host.dispatch("before_provider_request", event, self.ctx, fold=fold)
-        return event["payload"]
-
-    def _api_key(self, provider: str) -> str | None:
-        return self.config.api_key or self.registry.get_api_key(provider)
-
-    async def _transform_context(self, messages: list[Any]) -> list[Any]:
-        if self.host.has("on_context"):
-            head = [m for m in messages if getattr(m, "role", None) == "system"]
-            event = {"messages": copy.deepcopy([m for m in messages if getattr(m, "role", None) != "system"])}
-
-            def fold(ev: dict[str, Any], result: Any) -> None:
-                if isinstance(result, dict) and result.get("messages") is not None:
-                    ev["messages"] = result["messages"]
-
-            result = await self.host.dispatch("context", event, self.ctx, fold=fold)
-            if result is not None:
-                messages = head + list(event["messages"])
-        if self.host.has("on_context_with_system"):
-            event = {"messages": list(messages)}
-
-            def fold_all(ev: dict[str, Any], result: Any) -> None:
-                if isinstance(result, dict) and result.get("messages") is not None:
-                    ev["messages"] = result["messages"]
-
-            await self.host.dispatch("context_with_system", event, self.ctx, fold=fold_all)
-            messages = event["messages"]
-        return messages
-
-    async def _before_tool_call(self, call: dict[str, Any]) -> Any:
-        tool_call = call["toolCall"]
-        event = {"toolCallId": tool_call.id, "toolName": tool_call.name, "input": call["args"]}
-        result = await self.host.dispatch("tool_call", event, self.ctx, raise_stops=True)
-        if isinstance(result, dict) and result.get("error") is not None:
-            exc = result["error"]
-            if not isinstance(exc, Exception):
-                result["reason"] = f"Extension error blocking execution: {exc}"
-            self.host.report("tool_call", "tool_call", exc)
-        return result if result is not None and is_stop(result) else None
-
-    async def _after_tool_call(self, call: dict[str, Any]) -> Any:
-        if not self.host.has("on_tool_result"):
-            return None
-        result: ToolResult = call["result"]
-        tool_call = call["toolCall"]
-        event = {
-            "toolCallId": tool_call.id,
-            "toolName": tool_call.name,
-            "input": call["args"],
-            "content": result.content,
-            "details": result.details,
-            "structuredContent": result.structured_content,
-            "isError": result.is_error,
-            "usage": result.usage,
-            "terminate": result.terminate,
-        }
-
-        def fold(ev: dict[str, Any], patch: Any) -> None:
-            if not isinstance(patch, dict):
-                return
-            if "content" in patch and "structuredContent" not in patch:
-                ev["structuredContent"] = None
-            for key in ("content", "details", "structuredContent", "isError", "usage", "terminate"):
-                if key in patch:
-                    ev[key] = patch[key]
-
-        await self.host.dispatch("tool_result", event, self.ctx, fold=fold)
-        return ToolResult(
-            content=list(event["content"]),
-            details=event["details"],
-            structured_content=event["structuredContent"],
-            is_error=bool(event["isError"]),
-            usage=event["usage"],
-            terminate=bool(event["terminate"]),
-        )
-
-    # --- system message -------------------------------------------------------------------------
-
-    async def build_sections(self) -> dict[str, str | None]:
-        """The prompt sections from every context source (load order, later replaces)."""
-        sections: dict[str, str | None] = {}
-        if not self.context_sources:
-            sections["preamble"] = DEFAULT_PREAMBLE
-            sections["cwd"] = wrap_section("cwd", self.config.cwd.replace("\\", "/"))
-            return sections
-        for source in self.context_sources:
-            if source.sections is None:
-                continue
-            try:
-                produced = source.sections(self.ctx)
-                if inspect.isawaitable(produced):
-                    produced = await produced
-            except Exception as exc:
-                self.host.report(source.name, "sections", exc)
-                continue
-            for name, value in (produced or {}).items():
-                if value is None:
-                    sections.pop(name, None)
-                else:
-                    sections[name] = value
-        return sections
-
-    async def _declare_tool_changes(self, context: list[Any], pending: list[Any]) -> list[Any]:
-        """Declare the prompt and tools before the first request; later, patch tool changes."""
-        declared = [tool.declaration() for tool in self.active_tools.values()]
-        if not any(getattr(m, "role", None) == "system" for m in context):
-            system = SystemMessage(content="", sections=await self.build_sections(), tools_added=declared)
-            return [system, *pending]
-        state = replay_system(context)
-        section_patch: dict[str, str | None] = {}
-        if self._refresh_sections:
-            # once per prompt: context files, skills or flags may have changed since the last one
-            self._refresh_sections = False
-            fresh = await self.build_sections()
-            section_patch = {
-                name: value for name, value in fresh.items() if state.sections.get(name) != value
-            }
-            section_patch.update({name: None for name in state.sections if name not in fresh})
-        current = {tool.name: tool for tool in declared}
-        added = [
-            tool
-            for name, tool in current.items()
-            if name not in state.tools or state.tools[name].to_json() != tool.to_json()
-        ]
-        removed = [ToolRef(name=name) for name in state.tools if name not in current]
-        if not added and not removed and not section_patch:
-            return pending
-        patch = SystemMessage(
-            content="",
-            sections=section_patch or None,
-            tools_added=added or None,
-            tools_removed=removed or None,
-        )
-        return [patch, *pending]
 
     # --- events ---------------------------------------------------------------------------------
 

@@ -78,6 +78,17 @@ def _fast(cls: type, data: dict[str, Any]) -> Any:
 _DONE_REASONS = frozenset({"stop", "length", "toolUse"})
 
 
+def sign_block(block: Any, signature: str | None) -> None:
+    """Set a block's provider signature field: ``thinkingSignature``, ``textSignature`` or a tool
+    call's ``thoughtSignature`` (also for blocks that have already ended)."""
+    if block.type == "thinking":
+        block.thinking_signature = signature
+    elif block.type == "text":
+        block.text_signature = signature
+    elif block.type == "toolCall":
+        block.thought_signature = signature
+
+
 class _Open:
     """Book-keeping for a block that has started but not ended."""
 
@@ -207,13 +218,7 @@ class MessageBuilder:
         block.thinking_signature = (block.thinking_signature or "") + piece
 
     def set_signature(self, key: Hashable, signature: str | None) -> None:
-        block = self._open[key].block
-        if block.type == "thinking":
-            block.thinking_signature = signature
-        elif block.type == "text":
-            block.text_signature = signature
-        elif block.type == "toolCall":
-            block.thought_signature = signature
+        sign_block(self._open[key].block, signature)
 
     def thinking_end(
         self, key: Hashable, content: str | None = None, *, signature: str | None = None

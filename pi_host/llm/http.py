@@ -120,6 +120,30 @@ def idle_timeout_s(options: Any) -> float:
     return float(value) / 1000
 
 
+def request_headers(model: Any, options: Any, base: dict[str, str] | None = None) -> dict[str, str]:
+    """The headers of one request: ``base`` (the API's own and the key header), then the model's
+    configured ``headers`` (config values resolved: ``$VAR``, ``!command``; unresolved ones left
+    out), then ``StreamOptions.headers``. Names are lower-cased, later sources win, and a None
+    value removes the header."""
+    from pi_host.llm.credentials import resolve_config_value
+
+    headers = {name.lower(): value for name, value in (base or {}).items()}
+    for source, resolve in (
+        (getattr(model, "headers", None), True),
+        (getattr(options, "headers", None), False),
+    ):
+        for name, value in (source or {}).items():
+            if value is not None and resolve:
+                value = resolve_config_value(value)
+                if value is None:
+                    continue
+            if value is None:
+                headers.pop(name.lower(), None)
+            else:
+                headers[name.lower()] = value
+    return headers
+
+
 # --- error text ---------------------------------------------------------------------------------
 
 

@@ -37,6 +37,32 @@ def scrub_surrogates(text: str) -> str:
     return _LONE_SURROGATE.sub("", text) if _LONE_SURROGATE.search(text) else text
 
 
+def scrub_body(body: Any) -> Any:
+    """A request body with unpaired surrogates removed from every string (reference §2.4).
+
+    One orjson encode finds out whether there is anything to do (it rejects lone surrogates), so
+    the usual clean body costs a single fast pass and is returned as is.
+    """
+    import orjson
+
+    try:
+        orjson.dumps(body)
+        return body
+    except TypeError:  # orjson.JSONEncodeError: a lone surrogate (or a value JSON cannot hold)
+        pass
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return scrub_surrogates(value)
+        if isinstance(value, dict):
+            return {key: walk(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        return value
+
+    return walk(body)
+
+
 # --- tool-call id normalisation -----------------------------------------------------------------
 
 _NOT_ANTHROPIC = re.compile(r"[^a-zA-Z0-9_-]")

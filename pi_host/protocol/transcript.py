@@ -57,6 +57,32 @@ def replay_system(messages: list[Any]) -> SystemState:
     return state
 
 
+def patch_text(message: Any) -> str:
+    """What a later system message says when a provider sends it in place (mid-conversation):
+    its content, then the section values it sets, blank-line joined (deletions have no text)."""
+    parts = [_content_text(message.content)]
+    parts.extend(value for value in (message.sections or {}).values() if value)
+    return "\n\n".join(part for part in parts if part)
+
+
+def split_system(messages: list[Any], in_place: bool = False) -> tuple[str, list[Any]]:
+    """``(prompt, other messages)`` for a provider request.
+
+    Collapsed (``in_place`` false): every system message folds into the prompt, the list keeps
+    the rest. In place: only the leading run of system messages renders as the prompt; later ones
+    stay in the list where they occur (send them with :func:`patch_text`).
+    """
+    if not in_place:
+        prompt = replay_system(messages).render()
+        return prompt, [m for m in messages if getattr(m, "role", None) != "system"]
+    count = 0
+    for message in messages:
+        if getattr(message, "role", None) != "system":
+            break
+        count += 1
+    return replay_system(messages[:count]).render(), list(messages[count:])
+
+
 def wrap_section(name: str, content: str) -> str:
     """Sections other than ``preamble`` are stored as ``<name>\\n...\\n</name>``."""
     if name == "preamble":

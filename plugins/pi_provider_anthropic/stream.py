@@ -12,8 +12,7 @@ from typing import Any
 import orjson
 
 from pi_host.llm.builder import MessageBuilder, guard
-from pi_host.llm.credentials import resolve_headers
-from pi_host.llm.http import apply_payload_hook, open_sse
+from pi_host.llm.http import apply_payload_hook, open_sse, request_headers
 from pi_provider_anthropic.convert import (
     REDACTED_PLACEHOLDER,
     build_request,
@@ -82,7 +81,7 @@ async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
     api_key = options.api_key or os.environ.get("ANTHROPIC_API_KEY")
     oauth = is_oauth_key(api_key)
     body, headers = build_request(model, context, options, api_key)
-    headers = {**headers, **resolve_headers(model.headers), **(options.headers or {})}
+    headers = request_headers(model, options, headers)
     body = await apply_payload_hook(options, body)
     message = builder.message
     stop_seen = False

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from pi_host.llm.tokens import clamp_thinking_level, map_level, thinking_budget
+from pi_host.protocol.transcript import replay_system
 
 TOOL_IMAGES_CAPTION = "Images returned by the tool call above:"
 SKIP_SIGNATURE = "skip_thought_signature_validator"
@@ -58,28 +59,6 @@ def _same_model(message: Any, model: Any) -> bool:
 
 def _sends_call_ids(model_id: str) -> bool:
     return model_id.lower().startswith(("claude-", "gpt-oss-"))
-
-
-# --- system prompt ----------------------------------------------------------------------------------
-
-
-def render_prompt(messages: list[Any]) -> str:
-    """Every system message applied in order: instructions, then sections, blank-line joined."""
-    instructions: list[str] = []
-    sections: dict[str, str] = {}
-    for message in messages:
-        if getattr(message, "role", None) != "system":
-            continue
-        content = message.content
-        text = content if isinstance(content, str) else "".join(b.text for b in content)
-        if text:
-            instructions.append(text)
-        for name, value in (message.sections or {}).items():
-            if value is None:
-                sections.pop(name, None)
-            else:
-                sections[name] = value
-    return "\n\n".join(part for part in (*instructions, *sections.values()) if part)
 
 
 # --- contents ---------------------------------------------------------------------------------------
@@ -251,7 +230,7 @@ def build_body(
 ) -> dict[str, Any]:
     level = clamp_thinking_level(model, options.thinking_level)
     body: dict[str, Any] = {"contents": convert_contents(model, messages)}
-    prompt = render_prompt(messages)
+    prompt = replay_system(messages).render()
     if prompt:
         body["systemInstruction"] = {"parts": [{"text": prompt}]}
     if tools:

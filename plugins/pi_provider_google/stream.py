@@ -16,10 +16,10 @@ from typing import Any
 
 import orjson
 
-from pi_host.llm.builder import MessageBuilder, guard
-from pi_host.llm.http import apply_payload_hook, open_sse
+from pi_host.llm.builder import MessageBuilder, guard, sign_block
+from pi_host.llm.http import apply_payload_hook, open_sse, request_headers
 from pi_host.llm.tokens import clamp_max_tokens
-from pi_host.llm.transform import transform_messages
+from pi_host.llm.transform import scrub_body, transform_messages
 from pi_host.protocol import Usage
 from pi_provider_google.request import build_body
 
@@ -130,15 +130,8 @@ class GoogleParser:
         return events
 
     def _attach_signature(self, signature: str) -> None:
-        block = self._last_block
-        if block is None:
-            return
-        if block.type == "thinking":
-            block.thinking_signature = signature
-        elif block.type == "text":
-            block.text_signature = signature
-        elif block.type == "toolCall":
-            block.thought_signature = signature
+        if self._last_block is not None:
+            sign_block(self._last_block, signature)
 
     def finish(self) -> list[Any]:
         builder = self.builder
@@ -165,43 +158,15 @@ class GoogleParser:
         return events + builder.done(mapped, raw=reason)
 
 
-def _scrub(body: Any) -> Any:
-    """Unpaired UTF-16 surrogates removed from every string (reference §2.4); one orjson pass
-    detects the usual case of nothing to do."""
-    try:
-        orjson.dumps(body)
-        return body
-    except TypeError:
-        pass
-    from pi_host.llm.transform import scrub_surrogates
-
-    def walk(value: Any) -> Any:
-        if isinstance(value, str):
-            return scrub_surrogates(value)
-        if isinstance(value, dict):
-            return {key: walk(item) for key, item in value.items()}
-        if isinstance(value, list):
-            return [walk(item) for item in value]
-        return value
-
-    return walk(body)
-
-
 def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any], dict[str, str]]:
     """(url, body, headers) for a request; pure, for tests."""
     messages = transform_messages(context.messages, model)
     cap = clamp_max_tokens(model, messages, options.max_tokens or None)
-    body = _scrub(build_body(model, messages, context.tools, options, cap))
+    body = scrub_body(build_body(model, messages, context.tools, options, cap))
     url = f"{model.base_url.rstrip('/')}/models/{model.id}:streamGenerateContent?alt=sse"
-    headers: dict[str, str] = {}
-    if options.api_key:
-        headers["x-goog-api-key"] = options.api_key
-    for source in (model.headers, options.headers):
-        for name, value in (source or {}).items():
-            if value is None:
-                headers.pop(name.lower(), None)
-            else:
-                headers[name.lower()] = value
+    headers = request_headers(
+        model, options, {"x-goog-api-key": options.api_key} if options.api_key else None
+    )
     return url, body, headers
 
 

@@ -10,8 +10,9 @@ import json
 from typing import Any
 
 from pi_host.llm.tokens import apply_budget
+from pi_host.protocol.transcript import patch_text, split_system
 from pi_provider_openai import thinking
-from pi_provider_openai.system import patch_text, split_system
+from pi_provider_openai.shared import add_sampling_params
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 IMAGE_ONLY_RESULT = "(see attached image)"
@@ -268,12 +269,7 @@ def build_body(
         body["prompt_cache_retention"] = "24h"
     if compat.get("vllmPriority") is not None:
         body["priority"] = compat["vllmPriority"]
-    if model.sampling_params:
-        body.update(model.sampling_params)
-    by_level = (model.sampling_params_by_thinking_level or {}).get(level)
-    if isinstance(by_level, dict):
-        body.update(by_level)
-    return body
+    return add_sampling_params(body, model, level)
 
 
 def _add_cache_control(messages: list[dict[str, Any]]) -> None:

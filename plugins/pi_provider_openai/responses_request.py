@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pi_host.protocol.transcript import patch_text, split_system
 from pi_provider_openai import thinking
-from pi_provider_openai.system import patch_text, split_system
+from pi_provider_openai.shared import add_sampling_params
 
 IMAGE_ONLY_RESULT = "(see attached image)"
 
@@ -186,9 +187,4 @@ def build_body(
             body["include"] = ["reasoning.encrypted_content"]
         else:
             body["reasoning"] = {"effort": thinking.mapped_value(model, "off") or "none"}
-    if model.sampling_params:
-        body.update(model.sampling_params)
-    by_level = (model.sampling_params_by_thinking_level or {}).get(level)
-    if isinstance(by_level, dict):
-        body.update(by_level)
-    return body
+    return add_sampling_params(body, model, level)

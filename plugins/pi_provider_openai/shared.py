@@ -1,21 +1,29 @@
-"""Small pieces both OpenAI APIs use: headers, the output cap, the cross-model transform call,
-tool-call id normalisation, JSON decoding of stream data."""
+"""Small pieces both OpenAI APIs use: the key header, the output cap, the cross-model transform
+call, Mistral tool-call ids, JSON decoding of stream data. Headers and surrogate scrubbing come
+from the shared provider layer (``pi_host.llm``)."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Any
 
 import orjson
 
+from pi_host.llm.http import request_headers
+from pi_host.llm.transform import scrub_body, short_hash
+
 loads = orjson.loads
 
-_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
-
-
-def short_hash(text: str, length: int = 8) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:length]
+__all__ = [
+    "add_sampling_params",
+    "auth_headers",
+    "endpoint",
+    "loads",
+    "mistral_tool_id",
+    "output_cap",
+    "scrub_body",
+    "transform",
+]
 
 
 def mistral_tool_id(call_id: str, model: Any = None, source: Any = None) -> str:
@@ -40,47 +48,21 @@ def transform(model: Any, messages: list[Any], normalize_id: Any = "auto") -> li
     return transform_messages(messages, model, normalize_id)
 
 
-def auth_headers(model: Any, options: Any, scheme: str = "bearer") -> dict[str, str]:
-    """Key header plus the model's and the caller's extra headers (later ones win)."""
-    headers: dict[str, str] = {}
-    key = options.api_key
-    if key:
-        if scheme == "bearer":
-            headers["authorization"] = f"Bearer {key}"
-        else:
-            headers[scheme] = key
-    for source in (model.headers, options.headers):
-        for name, value in (source or {}).items():
-            if value is None:
-                headers.pop(name.lower(), None)
-            else:
-                headers[name.lower()] = value
-    return headers
+def auth_headers(model: Any, options: Any) -> dict[str, str]:
+    """``authorization: Bearer <key>``, then the model's and the caller's headers (later win)."""
+    base = {"authorization": f"Bearer {options.api_key}"} if options.api_key else None
+    return request_headers(model, options, base)
 
 
-def scrub_body(body: Any) -> Any:
-    """The body with unpaired UTF-16 surrogates removed from every string (reference §2.4).
-
-    One orjson encode finds out whether there is anything to do (it rejects lone surrogates), so
-    the usual clean body costs a single fast pass.
-    """
-    try:
-        orjson.dumps(body)
-        return body
-    except TypeError:  # orjson.JSONEncodeError: a lone surrogate (or a non-JSON value)
-        pass
-    from pi_host.llm.transform import scrub_surrogates
-
-    def walk(value: Any) -> Any:
-        if isinstance(value, str):
-            return scrub_surrogates(value)
-        if isinstance(value, dict):
-            return {key: walk(item) for key, item in value.items()}
-        if isinstance(value, list):
-            return [walk(item) for item in value]
-        return value
-
-    return walk(body)
+def add_sampling_params(body: dict[str, Any], model: Any, level: str) -> dict[str, Any]:
+    """The model's ``samplingParams``, then its ``samplingParamsByThinkingLevel[level]``, merged
+    into the body last (they win over computed fields)."""
+    if model.sampling_params:
+        body.update(model.sampling_params)
+    by_level = (model.sampling_params_by_thinking_level or {}).get(level)
+    if isinstance(by_level, dict):
+        body.update(by_level)
+    return body
 
 
 def endpoint(base_url: str, path: str) -> str:

@@ -20,8 +20,8 @@ Options read from ``StreamOptions.extra`` (all optional):
 ``onHeaders``          ``f(headers)`` (sync or async) before sending: mutate the dict, set a value
                        to None to drop it (the ``before_provider_headers`` hook)
 ``onResponse``         ``f(status, headers)`` once a response arrives (``after_provider_response``)
-``onStreamEvent``      ``f(data)`` per raw stream event, for adapters that support it
-                       (``provider_stream_event``)
+``onStreamEvent``      ``f(data)`` per decoded stream chunk (``provider_stream_event``); every
+                       built-in adapter calls it through :func:`stream_event_hook`
 """
 
 from __future__ import annotations
@@ -236,6 +236,22 @@ async def apply_payload_hook(options: Any, body: dict[str, Any]) -> dict[str, An
     if inspect.isawaitable(result):
         result = await result
     return body if result is None else result
+
+
+def stream_event_hook(options: Any) -> Callable[[Any], Awaitable[None]] | None:
+    """``extra["onStreamEvent"]`` (the ``provider_stream_event`` bridge) as an awaitable
+    ``emit(data)`` for the adapter to call with each decoded stream chunk, or None when nobody
+    listens (adapters then skip the call: it sits on the per-delta path)."""
+    callback = (getattr(options, "extra", None) or {}).get("onStreamEvent")
+    if callback is None:
+        return None
+
+    async def emit(data: Any) -> None:
+        result = callback(data)
+        if inspect.isawaitable(result):
+            await result
+
+    return emit
 
 
 @dataclass

@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from pi_host.llm.builder import MessageBuilder, guard
-from pi_host.llm.http import apply_payload_hook, open_sse, request_headers
+from pi_host.llm.http import apply_payload_hook, open_sse, request_headers, stream_event_hook
 from pi_provider_anthropic.convert import (
     REDACTED_PLACEHOLDER,
     build_request,
@@ -85,16 +85,14 @@ async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
     body = await apply_payload_hook(options, body)
     message = builder.message
     stop_seen = False
-    on_event = (options.extra or {}).get("onStreamEvent")
+    emit = stream_event_hook(options)
     async with open_sse(endpoint(model), body=body, headers=headers, options=options) as response:
         yield builder.start()
         async for batch in response.batches():
             for name, data in batch:
                 event = loads(data)
-                if on_event is not None:
-                    result = on_event(event)
-                    if result is not None and hasattr(result, "__await__"):
-                        await result
+                if emit is not None:
+                    await emit(event)
                 kind = event.get("type") or name.decode()
                 if kind == "content_block_delta":
                     delta = event["delta"]

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from pi_host.llm.builder import MessageBuilder, guard, sign_block
-from pi_host.llm.http import apply_payload_hook, open_sse, request_headers
+from pi_host.llm.http import apply_payload_hook, open_sse, request_headers, stream_event_hook
 from pi_host.llm.tokens import clamp_max_tokens
 from pi_host.llm.transform import scrub_body, transform_messages
 from pi_host.protocol import Usage
@@ -181,10 +181,13 @@ async def _events(builder: MessageBuilder, model: Any, context: Any, options: An
     async with open_sse(url, body=body, headers=headers, options=options) as response:
         yield builder.start()
         parser = GoogleParser(builder)
-        async for sse in response.events():
-            if not sse.data:
-                continue
-            for event in parser.feed(orjson.loads(sse.data)):
-                yield event
+        emit = stream_event_hook(options)
+        async for batch in response.batches():
+            for _name, data in batch:
+                chunk = orjson.loads(data)
+                if emit is not None:
+                    await emit(chunk)
+                for event in parser.feed(chunk):
+                    yield event
         for event in parser.finish():
             yield event

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_host.llm.builder import MessageBuilder, guard
-from pi_host.llm.http import apply_payload_hook, open_sse
+from pi_host.llm.http import apply_payload_hook, open_sse, stream_event_hook
 from pi_provider_openai import compat as compat_flags
 from pi_provider_openai.completions_request import build_body
 from pi_provider_openai.completions_stream import CompletionsParser
@@ -53,13 +53,17 @@ async def _events(builder: MessageBuilder, model: Any, context: Any, options: An
         yield builder.start()
         parser = CompletionsParser(builder, flags)
         feed = parser.feed
+        emit = stream_event_hook(options)
         finished = False
         async for batch in response.batches():
             for _name, data in batch:
                 if data == b"[DONE]":
                     finished = True
                     break
-                for event in feed(loads(data)):
+                chunk = loads(data)
+                if emit is not None:
+                    await emit(chunk)
+                for event in feed(chunk):
                     yield event
             if finished:
                 break

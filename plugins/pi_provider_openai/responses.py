@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_host.llm.builder import MessageBuilder, guard
-from pi_host.llm.http import apply_payload_hook, open_sse
+from pi_host.llm.http import apply_payload_hook, open_sse, stream_event_hook
 from pi_provider_openai.responses_request import build_body
 from pi_provider_openai.responses_stream import ResponsesParser
 from pi_provider_openai.shared import auth_headers, endpoint, loads, output_cap, scrub_body, transform
@@ -36,11 +36,15 @@ async def _events(builder: MessageBuilder, model: Any, context: Any, options: An
         yield builder.start()
         parser = ResponsesParser(builder)
         feed = parser.feed
+        emit = stream_event_hook(options)
         async for batch in response.batches():
             for _name, data in batch:
                 if data == b"[DONE]":
                     continue
-                for event in feed(loads(data)):
+                chunk = loads(data)
+                if emit is not None:
+                    await emit(chunk)
+                for event in feed(chunk):
                     yield event
                 if parser.status is not None:
                     break

@@ -367,7 +367,11 @@ def describe_error(exc: BaseException) -> str:
 
 
 def guard(
-    builder: MessageBuilder, inner: AsyncIterator[Any], signal: AbortSignal | None = None
+    builder: MessageBuilder,
+    inner: AsyncIterator[Any],
+    signal: AbortSignal | None = None,
+    *,
+    aborted_message: str = ABORTED_MESSAGE,
 ) -> AsyncIterator[Any]:
     """Yield ``inner``'s events; turn any failure or abort into one terminal ``error`` event.
 
@@ -375,16 +379,21 @@ def guard(
     HTTP read, a retry sleep; the generator's ``ag_running`` tells), so the response is closed at
     once; while the consumer holds an event the abort is noticed at the next step instead. The
     adapter closes its response in ``finally`` (``async with``), so outside cancellation (the
-    agent loop cancels its task too) is safe as well.
+    agent loop cancels its task too) is safe as well. ``aborted_message`` is the error text of an
+    aborted stream.
     """
     me: list[Any] = []
-    generator = _guard(builder, inner, signal, me)
+    generator = _guard(builder, inner, signal, me, aborted_message)
     me.append(generator)
     return generator
 
 
 async def _guard(
-    builder: MessageBuilder, inner: AsyncIterator[Any], signal: AbortSignal | None, me: list[Any]
+    builder: MessageBuilder,
+    inner: AsyncIterator[Any],
+    signal: AbortSignal | None,
+    me: list[Any],
+    aborted_message: str,
 ):
     task = asyncio.current_task()
     ours = False
@@ -420,14 +429,14 @@ async def _guard(
             if ours and task is not None:
                 task.uncancel()
             if not builder.finished:
-                yield builder.fail(ABORTED_MESSAGE, aborted=True)
+                yield builder.fail(aborted_message, aborted=True)
         except AbortError:
             if not builder.finished:
-                yield builder.fail(ABORTED_MESSAGE, aborted=True)
+                yield builder.fail(aborted_message, aborted=True)
         except Exception as exc:  # the stream contract: failures are events, never raises
             if not builder.finished:
                 aborted = watching and signal.aborted  # type: ignore[union-attr]
-                yield builder.fail(ABORTED_MESSAGE if aborted else describe_error(exc), aborted=bool(aborted))
+                yield builder.fail(aborted_message if aborted else describe_error(exc), aborted=bool(aborted))
     finally:
         if remove is not None:
             remove()

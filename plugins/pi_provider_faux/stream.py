@@ -1,4 +1,7 @@
-"""Streams a scripted response as AssistantMessageEvents, exactly as a real provider would."""
+"""Streams a scripted response as AssistantMessageEvents, exactly as a real provider would: the
+events come from the shared :class:`~pi_host.llm.builder.MessageBuilder` (so tool-call arguments
+are best-effort partial dicts on every delta and parsed strictly at the end), wrapped in
+:func:`~pi_host.llm.builder.guard` (abort and failures end as one ``error`` event)."""
 
 from __future__ import annotations
 
@@ -6,27 +9,12 @@ import asyncio
 import json
 from typing import Any
 
-from pi_host.abort import AbortError, race
-from pi_host.protocol import (
-    AssistantMessage,
-    DoneEvent,
-    ErrorEvent,
-    StartEvent,
-    TextContent,
-    TextDeltaEvent,
-    TextEndEvent,
-    TextStartEvent,
-    ThinkingContent,
-    ThinkingDeltaEvent,
-    ThinkingEndEvent,
-    ThinkingStartEvent,
-    ToolCall,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-    Usage,
-)
+from pi_host.abort import race
+from pi_host.llm.builder import MessageBuilder, guard
+from pi_host.protocol import Usage
 from pi_provider_faux import script
+
+ABORTED = "Operation aborted"
 
 
 def _text_of(message: Any) -> str:
@@ -72,7 +60,12 @@ def _echo(messages: list[Any]) -> dict[str, Any]:
     return {"text": "faux: (no prompt)"}
 
 
-async def stream(model: Any, context: Any, options: Any):
+def stream(model: Any, context: Any, options: Any):
+    builder = MessageBuilder(model)
+    return guard(builder, _run(builder, model, context, options), options.signal, aborted_message=ABORTED)
+
+
+async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
     script.requests.append(
         {
             "model": model.id,
@@ -82,7 +75,6 @@ async def stream(model: Any, context: Any, options: Any):
         }
     )
     response = script.next_response(context) or _echo(context.messages)
-    partial = AssistantMessage(api=model.api, provider=model.provider, model=model.id, stop_reason="pending")
     delay = (response.get("delayMs") or 0) / 1000
     size = max(1, int(response.get("chunkSize") or 8))
     signal = options.signal
@@ -93,75 +85,46 @@ async def stream(model: Any, context: Any, options: Any):
         elif signal is not None:
             signal.throw_if_aborted()
 
-    try:
-        await pause()
-        yield StartEvent(partial=partial)
-        thinking = response.get("thinking")
-        if thinking:
-            index = len(partial.content)
-            partial.content.append(ThinkingContent(thinking="", thinking_signature="faux"))
-            yield ThinkingStartEvent(content_index=index, partial=partial)
-            for piece in _chunks(thinking, size):
-                await pause()
-                partial.content[index].thinking += piece
-                yield ThinkingDeltaEvent(content_index=index, delta=piece, partial=partial)
-            yield ThinkingEndEvent(content_index=index, content=thinking, partial=partial)
-        text = response.get("text")
-        if text:
-            text = text.replace("{{lastToolResult}}", _last_tool_result(context.messages))
-            index = len(partial.content)
-            partial.content.append(TextContent(text=""))
-            yield TextStartEvent(content_index=index, partial=partial)
-            for piece in _chunks(text, size):
-                await pause()
-                partial.content[index].text += piece
-                yield TextDeltaEvent(content_index=index, delta=piece, partial=partial)
-            yield TextEndEvent(content_index=index, content=text, partial=partial)
-        if response.get("error"):
+    await pause()
+    yield builder.start()
+    thinking = response.get("thinking")
+    if thinking:
+        yield builder.thinking_start("thinking", signature="faux")
+        for piece in _chunks(thinking, size):
             await pause()
-            partial.stop_reason = "error"
-            partial.error_message = str(response["error"])
-            yield ErrorEvent(reason="error", error=partial)
-            return
-        for number, call in enumerate(response.get("toolCalls") or ()):
-            index = len(partial.content)
-            call_id = call.get("id") or f"faux_call_{len(script.requests)}_{number}"
-            raw = call.get("rawArguments")
-            raw = raw if raw is not None else json.dumps(call.get("arguments", {}))
-            block = ToolCall(id=call_id, name=call["name"], arguments={})
-            partial.content.append(block)
-            yield ToolCallStartEvent(content_index=index, partial=partial)
-            for piece in _chunks(raw, size * 4):
-                await pause()
-                yield ToolCallDeltaEvent(content_index=index, delta=piece, partial=partial)
-            try:
-                parsed = json.loads(raw)
-            except ValueError as exc:
-                parsed = None
-                block.arguments_error = f"{exc}; received: {raw}"
-            if isinstance(parsed, dict):
-                block.arguments = parsed
-            elif block.arguments_error is None:
-                block.arguments_error = f"arguments are not a JSON object; received: {raw}"
-            yield ToolCallEndEvent(content_index=index, tool_call=block, partial=partial)
-        usage = Usage(input=_estimate(context.messages), output=max(1, len(_text_of(partial)) // 4))
-        for key, value in (response.get("usage") or {}).items():
-            setattr(usage, key if key in Usage.model_fields else _snake(key), value)
-        usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
-        partial.usage = usage
-        stop = response.get("stopReason") or ("toolUse" if partial.tool_calls() else "stop")
-        partial.stop_reason = stop
-        partial.raw_stop_reason = stop
-        partial.response_id = f"faux_{len(script.requests)}"
-        if stop in ("error", "aborted"):
-            partial.error_message = response.get("errorMessage") or stop
-            yield ErrorEvent(reason=stop, error=partial)
-        else:
-            yield DoneEvent(reason=stop, message=partial)
-    except AbortError:
-        partial.stop_reason = "aborted"
-        partial.error_message = "Operation aborted"
-        yield ErrorEvent(reason="aborted", error=partial)
+            yield builder.thinking_delta("thinking", piece)
+        yield builder.thinking_end("thinking")
+    text = response.get("text")
+    if text:
+        text = text.replace("{{lastToolResult}}", _last_tool_result(context.messages))
+        yield builder.text_start("text")
+        for piece in _chunks(text, size):
+            await pause()
+            yield builder.text_delta("text", piece)
+        yield builder.text_end("text")
+    if response.get("error"):
+        await pause()
+        yield builder.fail(str(response["error"]))
+        return
+    for number, call in enumerate(response.get("toolCalls") or ()):
+        call_id = call.get("id") or f"faux_call_{len(script.requests)}_{number}"
+        raw = call.get("rawArguments")
+        raw = raw if raw is not None else json.dumps(call.get("arguments", {}))
+        yield builder.toolcall_start(number, id=call_id, name=call["name"])
+        for piece in _chunks(raw, size * 4):
+            await pause()
+            yield builder.toolcall_delta(number, piece)
+        yield builder.toolcall_end(number)
+    message = builder.message
+    usage = Usage(input=_estimate(context.messages), output=max(1, len(_text_of(message)) // 4))
+    for key, value in (response.get("usage") or {}).items():
+        setattr(usage, key if key in Usage.model_fields else _snake(key), value)
+    message.usage = usage
+    stop = response.get("stopReason") or ("toolUse" if message.tool_calls() else "stop")
+    message.response_id = f"faux_{len(script.requests)}"
+    error = (response.get("errorMessage") or stop) if stop in ("error", "aborted") else None
+    for event in builder.done(stop, raw=stop, error_message=error):
+        yield event
 
 
 def _snake(name: str) -> str:

@@ -26,7 +26,10 @@ from pi_host.session_tree import (
     SessionTree,
     TreeNode,
     current_system_message,
+    editor_text,
+    fresh_id,
     interrupted_tool_result,
+    navigation_target,
 )
 
 SESSION_VERSION = 3
@@ -133,7 +136,8 @@ class SessionStore(Protocol):
     def close(self) -> None: ...
 
 
-def _stderr_warn(line: str) -> None:
+def stderr_warn(line: str) -> None:
+    """The default ``warn`` of stores: ``Warning: <line>`` on stderr."""
     import sys
 
     sys.stderr.write(f"Warning: {line}\n")
@@ -156,7 +160,7 @@ class TreeStore:
         entries: list[Entry] | None = None,
         warn: Callable[[str], None] | None = None,
     ) -> None:
-        self.warn = warn or _stderr_warn
+        self.warn = warn or stderr_warn
         if header is None:
             if session_id is not None:
                 check_session_id(session_id)
@@ -313,18 +317,15 @@ class TreeStore:
         entry = self.tree.get(entry_id)
         if entry is None:
             raise KeyError(f"Entry {entry_id} not found")
-        text = _entry_text(entry)
-        if text is not None:
-            self.tree.branch(entry.get("parentId") if self.tree.get(entry.get("parentId") or "") else None)
-            return text
-        self.tree.branch(entry_id)
-        return None
+        leaf, text = navigation_target(entry, self.tree.get)
+        self.tree.branch(leaf)
+        return text
 
     def fork_before(self, entry_id: str) -> str:
         """``/fork``: a new session holding the path up to the parent of this user message;
         returns the message text (for the editor)."""
         entry = self.tree.get(entry_id)
-        text = _entry_text(entry) if entry is not None else None
+        text = editor_text(entry)
         if entry is None or entry["type"] != "message" or text is None:
             raise ValueError(f"Entry {entry_id} is not a user message")
         parent = entry.get("parentId")
@@ -364,7 +365,7 @@ class TreeStore:
 
     def _switch_to_branch(self, leaf_id: str | None) -> None:
         """Replace this session by a new one holding the path to ``leaf_id`` (fork/clone)."""
-        entries = self.tree.branched_entries(leaf_id, _fresh_id) if leaf_id is not None else []
+        entries = self.tree.branched_entries(leaf_id, fresh_id) if leaf_id is not None else []
         header = {
             "type": "session",
             "version": SESSION_VERSION,
@@ -380,34 +381,6 @@ class TreeStore:
         self.header = header
         self.session_id = header["id"]
         self.tree.load(entries)
-
-
-def _fresh_id(taken: set[str]) -> str:
-    for _ in range(100):
-        candidate = uuid.uuid4().hex[:8]
-        if candidate not in taken:
-            return candidate
-    return str(uuid.uuid4())
-
-
-def _entry_text(entry: Entry | None) -> str | None:
-    """The editable text of a user message or custom message entry, else None."""
-    if entry is None:
-        return None
-    if entry["type"] == "message":
-        message = entry.get("message") or {}
-        if message.get("role") != "user":
-            return None
-        content = message.get("content")
-    elif entry["type"] == "custom_message":
-        content = entry.get("content")
-    else:
-        return None
-    if isinstance(content, str):
-        return content
-    return "".join(
-        b.get("text", "") for b in content or () if isinstance(b, dict) and b.get("type") == "text"
-    )
 
 
 class MemoryStore(TreeStore):

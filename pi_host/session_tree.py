@@ -9,13 +9,17 @@ Every store keeps its entries in a :class:`SessionTree`: the JSONL store, the in
 ``--no-session`` and any other store a plugin provides. Entries are kept as the plain dicts read
 from (or written to) the file, never copied; the projection turns message dicts into protocol
 models once and caches them per entry, so rebuilding the context twice costs one parse.
+
+The projection rules are also public functions (:func:`context_entries`, :func:`project_entry`,
+:func:`apply_context_edit`, :func:`projected_entries`) for code that needs them entry by entry
+without a tree: compaction places its cut on them, over any store.
 """
 
 from __future__ import annotations
 
 import gc
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -42,6 +46,16 @@ def iso_to_ms(value: Any) -> int:
         return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
     except ValueError:
         return 0
+
+
+def fresh_id(taken: Container[str]) -> str:
+    """8 hex chars of a random UUID not in ``taken``, re-drawn on collision (100 tries, then a
+    full UUID)."""
+    for _ in range(100):
+        candidate = uuid.uuid4().hex[:8]
+        if candidate not in taken:
+            return candidate
+    return str(uuid.uuid4())
 
 
 @contextmanager
@@ -132,12 +146,8 @@ class SessionTree:
                 self._index_label(entry)
 
     def new_id(self) -> str:
-        """8 hex chars of a random UUID, re-drawn on collision (100 tries, then a full UUID)."""
-        for _ in range(100):
-            candidate = uuid.uuid4().hex[:8]
-            if candidate not in self._by_id:
-                return candidate
-        return str(uuid.uuid4())
+        """A fresh entry id for this tree (:func:`fresh_id`)."""
+        return fresh_id(self._by_id)
 
     def make_entry(self, fields: Entry, timestamp: str, parent_id: Any = ...) -> Entry:
         """A full entry for ``fields`` (``type`` plus the type's fields) as a child of the leaf."""
@@ -210,15 +220,7 @@ class SessionTree:
 
     def path(self, from_id: str | None | Any = ...) -> list[Entry]:
         """Entries from a root down to ``from_id`` (default: the leaf)."""
-        start = self._leaf if from_id is ... else from_id
-        node = self._by_id.get(start) if start else None
-        out: list[Entry] = []
-        by_id = self._by_id
-        limit = len(self._entries)  # a parent cycle in a hand-edited file must not hang us
-        while node is not None and len(out) <= limit:
-            out.append(node)
-            parent = node.get("parentId")
-            node = by_id.get(parent) if parent and parent != node["id"] else None
+        out = list(walk_to_root(self._by_id.get, self._leaf if from_id is ... else from_id))
         out.reverse()
         return out
 
@@ -277,26 +279,8 @@ class SessionTree:
     # --- context projection -----------------------------------------------------------------
 
     def context_entries(self, path: list[Entry] | None = None) -> list[Entry]:
-        """The path with the latest compaction applied (§6.5 step 3)."""
-        path = self.path() if path is None else path
-        index = -1
-        for i in range(len(path) - 1, -1, -1):
-            if path[i]["type"] == "compaction":
-                index = i
-                break
-        if index < 0:
-            return path
-        compaction = path[index]
-        kept: list[Entry] = [compaction]
-        first_kept = compaction.get("firstKeptEntryId")
-        found = False
-        for entry in path[:index]:
-            if not found and entry["id"] == first_kept:
-                found = True
-            if found and not (entry["type"] == "message" and _role(entry) == "system"):
-                kept.append(entry)
-        kept.extend(path[index + 1 :])
-        return kept
+        """The path (default: the active one) with the latest compaction applied (§6.5 step 3)."""
+        return context_entries(self.path() if path is None else path)
 
     def project(self, warn: Callable[[str], None] | None = None) -> Projection:
         """The context of the current path; cached until the tree or the leaf changes."""
@@ -323,40 +307,26 @@ class SessionTree:
                 message = entry.get("message")
                 if isinstance(message, dict) and message.get("role") == "assistant":
                     model = {"provider": message.get("provider"), "modelId": message.get("model")}
-        entries = self.context_entries(path)
-        edits: dict[str, Entry] = {}
-        for entry in entries:
-            if entry["type"] == "context_edit" and isinstance(entry.get("targetId"), str):
-                edits[entry["targetId"]] = entry
         messages: list[Any] = []
         sources: list[Entry] = []
-        for index, entry in enumerate(entries):
-            kind = entry["type"]
-            if kind not in ("message", "custom_message", "branch_summary", "compaction"):
-                continue
-            if kind == "compaction" and index > 0:
-                continue  # an older compaction inside the kept range contributes nothing
-            projected = self._project_entry(entry, warn)
-            edit = edits.get(entry["id"])
-            if edit is not None and projected:
-                projected = _apply_edit(projected, edit.get("replacement"), warn)
+
+        def project(entry: Entry) -> list[Any]:
+            return self._project_entry(entry, warn)
+
+        for entry, _raw, projected in projected_entries(self.context_entries(path), project, warn):
             if projected:
                 messages.extend(projected)
                 sources.append(entry)
         return Projection(messages, thinking_level, model, sources)
 
     def _project_entry(self, entry: Entry, warn: Callable[[str], None] | None) -> list[Any]:
+        """:func:`project_entry`, parsed once per entry for the life of the tree."""
+        if entry["type"] not in PROJECTED_TYPES:
+            return []
         cached = self._parsed.get(entry["id"])
-        if cached is not None:
-            return list(cached)
-        try:
-            projected = _project(entry)
-        except Exception as exc:  # a message this version cannot read must not stop the load
-            if warn is not None:
-                warn(f"skipping unreadable {entry['type']} entry {entry['id']}: {_short(exc)}")
-            projected = []
-        self._parsed[entry["id"]] = projected
-        return list(projected)
+        if cached is None:
+            cached = self._parsed[entry["id"]] = project_entry(entry, warn)
+        return list(cached)
 
     # --- crash recovery ---------------------------------------------------------------------
 
@@ -438,9 +408,9 @@ class SessionTree:
         return out
 
 
-def _role(entry: Entry) -> Any:
+def _is_system(entry: Entry) -> bool:
     message = entry.get("message")
-    return message.get("role") if isinstance(message, dict) else None
+    return entry["type"] == "message" and isinstance(message, dict) and message.get("role") == "system"
 
 
 def _short(exc: Exception) -> str:
@@ -448,8 +418,69 @@ def _short(exc: Exception) -> str:
     return text[:200]
 
 
-def _project(entry: Entry) -> list[Any]:
-    """One entry → its context messages (§6.5 step 4)."""
+def walk_to_root(get: Callable[[str], Entry | None], start: str | None) -> Iterator[Entry]:
+    """Entries from ``start`` up to its root, lazily, looked up with ``get`` (any id → entry map).
+
+    Stops at a missing parent, a self-parented entry or a parent cycle (a hand-edited file must
+    not hang us): every entry is yielded at most once.
+    """
+    node = get(start) if start else None
+    seen: set[str] = set()
+    while node is not None:
+        node_id = node["id"]
+        if node_id in seen:
+            return
+        seen.add(node_id)
+        yield node
+        parent = node.get("parentId")
+        node = get(parent) if parent else None
+
+
+def context_entries(path: list[Entry]) -> list[Entry]:
+    """``path`` (root → leaf) with its latest compaction applied (§6.5 step 3).
+
+    Without a compaction that is the path itself (a copy). With one: the compaction first, then
+    the entries from its ``firstKeptEntryId`` up to it minus system messages (the compaction's
+    checkpoint replaces them), then everything after it.
+    """
+    index = next((i for i in range(len(path) - 1, -1, -1) if path[i]["type"] == "compaction"), -1)
+    if index < 0:
+        return list(path)
+    compaction = path[index]
+    first_kept = compaction.get("firstKeptEntryId")
+    kept: list[Entry] = [compaction]
+    found = False
+    for entry in path[:index]:
+        if not found and entry["id"] == first_kept:
+            found = True
+        if found and not _is_system(entry):
+            kept.append(entry)
+    kept.extend(path[index + 1 :])
+    return kept
+
+
+PROJECTED_TYPES = frozenset({"message", "custom_message", "branch_summary", "compaction"})
+"""Entry types that may contribute messages to the model context."""
+
+
+def project_entry(
+    entry: Entry, warn: Callable[[str], None] | None = None, *, checkpoint: bool = True
+) -> list[Any]:
+    """One entry → its context messages as protocol models, before context edits (§6.5 step 4).
+
+    A ``compaction`` projects to its system checkpoint (when it has one and ``checkpoint`` is
+    true) and its summary; a ``branch_summary`` without text and other entry types to nothing.
+    Never raises: an entry this version cannot read contributes nothing (``warn`` says which).
+    """
+    try:
+        return _project(entry, checkpoint)
+    except Exception as exc:  # a message this version cannot read must not stop the load
+        if warn is not None:
+            warn(f"skipping unreadable {entry['type']} entry {entry['id']}: {_short(exc)}")
+        return []
+
+
+def _project(entry: Entry, checkpoint: bool) -> list[Any]:
     from pi_host.protocol import BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, parse_message
 
     kind = entry["type"]
@@ -480,7 +511,7 @@ def _project(entry: Entry) -> list[Any]:
     if kind == "compaction":
         out: list[Any] = []
         system = entry.get("systemMessage")
-        if isinstance(system, dict):
+        if checkpoint and isinstance(system, dict):
             out.append(parse_message(system))
         out.append(
             CompactionSummaryMessage(
@@ -493,8 +524,24 @@ def _project(entry: Entry) -> list[Any]:
     return []
 
 
-def _apply_edit(messages: list[Any], replacement: Any, warn: Callable[[str], None] | None) -> list[Any]:
-    """``null`` omits the entry; ``{content}`` replaces the content, keeping role and metadata."""
+def latest_context_edits(entries: Iterable[Entry]) -> dict[str, Entry]:
+    """The last ``context_edit`` entry per target id among ``entries`` (the one that counts)."""
+    edits: dict[str, Entry] = {}
+    for entry in entries:
+        if entry["type"] == "context_edit" and isinstance(entry.get("targetId"), str):
+            edits[entry["targetId"]] = entry
+    return edits
+
+
+def apply_context_edit(
+    messages: list[Any], replacement: Any, warn: Callable[[str], None] | None = None
+) -> list[Any]:
+    """An entry's messages after a ``context_edit`` with this ``replacement``.
+
+    ``None`` omits them; ``{"content": ...}`` replaces the content of its user, assistant,
+    toolResult and custom messages, keeping role and metadata (a string becomes one text block
+    for assistant and toolResult). An unusable replacement leaves the message as it was.
+    """
     if replacement is None:
         return []
     if not isinstance(replacement, dict) or "content" not in replacement:
@@ -519,6 +566,70 @@ def _apply_edit(messages: list[Any], replacement: Any, warn: Callable[[str], Non
                 warn(f"ignoring unusable context edit: {_short(exc)}")
             out.append(message)
     return out
+
+
+def projected_entries(
+    entries: list[Entry],
+    project: Callable[[Entry], list[Any]] | None = None,
+    warn: Callable[[str], None] | None = None,
+    *,
+    every_compaction: bool = False,
+) -> Iterator[tuple[Entry, list[Any], list[Any]]]:
+    """``(entry, raw messages, messages)`` for each of ``entries`` (a :func:`context_entries`
+    list), the latest context edit per target applied to ``messages``.
+
+    ``project`` turns one entry into its raw messages (default :func:`project_entry`). A
+    compaction after the first entry projects to nothing (an older compaction inside a kept
+    range) unless ``every_compaction`` (a branch being summarized counts each as its summary).
+    """
+    project = project or project_entry
+    edits = latest_context_edits(entries)
+    for index, entry in enumerate(entries):
+        if entry["type"] == "compaction" and index > 0 and not every_compaction:
+            yield entry, [], []
+            continue
+        raw = project(entry)
+        messages = raw
+        edit = edits.get(entry["id"]) if raw else None
+        if edit is not None:
+            messages = apply_context_edit(raw, edit.get("replacement"), warn)
+        yield entry, raw, messages
+
+
+def editor_text(entry: Entry | None) -> str | None:
+    """The editable text of a user message or custom message entry, else None.
+
+    Selecting such an entry in ``/tree`` (or ``/fork`` before it) puts this text in the editor.
+    """
+    if entry is None:
+        return None
+    if entry["type"] == "message":
+        message = entry.get("message") or {}
+        if message.get("role") != "user":
+            return None
+        content = message.get("content")
+    elif entry["type"] == "custom_message":
+        content = entry.get("content")
+    else:
+        return None
+    if isinstance(content, str):
+        return content
+    return "".join(
+        b.get("text", "") for b in content or () if isinstance(b, dict) and b.get("type") == "text"
+    )
+
+
+def navigation_target(entry: Entry, get: Callable[[str], Entry | None]) -> tuple[str | None, str | None]:
+    """Where ``/tree`` selection of ``entry`` moves the leaf, and the text for the editor (§6.10).
+
+    A user or custom message moves the leaf to its parent (``None``: a new root) and hands its
+    text back; any other entry becomes the leaf itself, with no text.
+    """
+    text = editor_text(entry)
+    if text is None:
+        return entry["id"], None
+    parent = entry.get("parentId")
+    return (parent if parent and get(parent) is not None else None), text
 
 
 def current_system_message(messages: list[Any]) -> dict[str, Any] | None:

@@ -20,7 +20,8 @@ from pi_host.compaction.config import DEFAULT_CONTEXT_WINDOW, resolve_branch_set
 from pi_host.compaction.errors import CompactionError
 from pi_host.compaction.estimate import estimate_message_tokens
 from pi_host.compaction.files import FileOps
-from pi_host.compaction.projection import path_to, project_entries
+from pi_host.compaction.projection import entry_getter, path_to, project_entries
+from pi_host.session_tree import navigation_target
 
 Entry = dict[str, Any]
 
@@ -60,30 +61,6 @@ class BranchPreparation:
         if self.label is not None:
             data["label"] = self.label
         return data
-
-
-def _get(store: Any, entry_id: str) -> Entry | None:
-    getter = getattr(store, "get", None)
-    if callable(getter):
-        return getter(entry_id)
-    return next((e for e in store.entries() if e["id"] == entry_id), None)
-
-
-def _editor_text(entry: Entry) -> str | None:
-    if entry["type"] == "message":
-        message = entry.get("message") or {}
-        if message.get("role") != "user":
-            return None
-        content = message.get("content")
-    elif entry["type"] == "custom_message":
-        content = entry.get("content")
-    else:
-        return None
-    if isinstance(content, str):
-        return content
-    return "".join(
-        b.get("text", "") for b in content or () if isinstance(b, dict) and b.get("type") == "text"
-    )
 
 
 def select_branch_messages(entries: list[Entry], edits_from: list[Entry], budget: int) -> list[Any]:
@@ -136,7 +113,8 @@ async def navigate_tree(
     (the leaf then stays where it was).
     """
     store = session.store
-    target = _get(store, target_id)
+    get = entry_getter(store)
+    target = get(target_id)
     if target is None:
         raise KeyError(f"Entry {target_id} not found")
     if getattr(session, "is_streaming", False):
@@ -144,12 +122,7 @@ async def navigate_tree(
     old_leaf = store.leaf_id()
     if target_id == old_leaf:
         return {"cancelled": False, "newLeafId": old_leaf}
-    editor_text = _editor_text(target)
-    if editor_text is not None:
-        parent = target.get("parentId")
-        new_leaf = parent if parent and _get(store, parent) is not None else None
-    else:
-        new_leaf = target_id
+    new_leaf, editor_text = navigation_target(target, get)
     old_path = path_to(store, old_leaf)
     target_ids = {e["id"] for e in path_to(store, target_id)}
     common = next((e["id"] for e in reversed(old_path) if e["id"] in target_ids), None)

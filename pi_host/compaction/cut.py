@@ -22,7 +22,8 @@ from typing import Any
 from pi_host.compaction.config import CompactionSettings
 from pi_host.compaction.estimate import estimate_message_tokens
 from pi_host.compaction.files import FileOps
-from pi_host.compaction.projection import ProjectedEntry, context_entries, project_entries
+from pi_host.compaction.projection import ProjectedEntry, project_entries
+from pi_host.session_tree import context_entries
 
 Entry = dict[str, Any]
 

@@ -22,32 +22,19 @@ from pi_session_jsonl.store import JsonlStore, fork_file
 
 def _conflicts(options: StoreOptions) -> None:
     resume = bool(options.extra.get("resume"))
+    common = (("--session", options.session), ("--continue", options.continue_recent), ("--resume", resume))
     if options.fork:
-        flags = [
-            flag
-            for flag, on in (
-                ("--session", options.session),
-                ("--continue", options.continue_recent),
-                ("--resume", resume),
-                ("--no-session", options.no_session),
-            )
-            if on
-        ]
-        if flags:
-            raise SessionOpenError(f"--fork cannot be combined with {', '.join(flags)}")
+        _refuse_with("--fork", (*common, ("--no-session", options.no_session)))
     if options.session_id is not None:
-        flags = [
-            flag
-            for flag, on in (
-                ("--session", options.session),
-                ("--continue", options.continue_recent),
-                ("--resume", resume),
-            )
-            if on
-        ]
-        if flags:
-            raise SessionOpenError(f"--session-id cannot be combined with {', '.join(flags)}")
+        _refuse_with("--session-id", common)
         check_session_id(options.session_id)
+
+
+def _refuse_with(option: str, others: tuple[tuple[str, Any], ...]) -> None:
+    """One error naming every flag in ``others`` that is set alongside ``option``."""
+    flags = [flag for flag, on in others if on]
+    if flags:
+        raise SessionOpenError(f"{option} cannot be combined with {', '.join(flags)}")
 
 
 def _looks_like_path(arg: str) -> bool:

@@ -24,10 +24,11 @@ from pi_host.session_store import (
     SessionOpenError,
     SessionWriteError,
     TreeStore,
-    _fresh_id,
     iso_now,
     new_session_id,
+    stderr_warn,
 )
+from pi_host.session_tree import fresh_id
 from pi_session_jsonl import jsonl
 from pi_session_jsonl.paths import ensure_dir, session_file_name
 
@@ -129,10 +130,10 @@ class JsonlStore(TreeStore):
             raise SessionOpenError(str(exc)) from None
         if loaded.header is None:
             raise SessionOpenError(f"Not a pi session file (no session header): {path}")
-        store_warn = warn or _default_warn()
+        store_warn = warn or stderr_warn
         jsonl.validate_entries(loaded, lambda line: store_warn(f"{path}: {line}"))
         old_version = loaded.version
-        if jsonl.migrate(loaded, _fresh_id):
+        if jsonl.migrate(loaded, fresh_id):
             fd = _rewrite_migrated(fd, path, loaded, old_version)
             store_warn(f"migrated {path} from session format v{old_version} to v{SESSION_VERSION}")
         elif loaded.missing_final_newline:
@@ -246,12 +247,6 @@ class JsonlStore(TreeStore):
             self._create_file()
 
 
-def _default_warn() -> Callable[[str], None]:
-    from pi_host.session_store import _stderr_warn
-
-    return _stderr_warn
-
-
 def _open_for_append(path: str) -> int:
     try:
         return os.open(path, os.O_RDWR | os.O_APPEND)
@@ -308,8 +303,8 @@ def fork_file(
         os.close(fd)
     if loaded.header is None:
         raise SessionOpenError(f"Cannot fork: source session file is empty or invalid: {source}")
-    jsonl.validate_entries(loaded, warn or _default_warn())
-    jsonl.migrate(loaded, _fresh_id)
+    jsonl.validate_entries(loaded, warn or stderr_warn)
+    jsonl.migrate(loaded, fresh_id)
     timestamp = iso_now()
     header = {
         "type": "session",

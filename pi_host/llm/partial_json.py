@@ -13,8 +13,10 @@ import json
 from typing import Any
 
 import jiter
+import orjson
 
 _PARTIAL = "trailing-strings"
+_loads = orjson.loads
 
 
 def parse_partial(text: str | bytes) -> dict[str, Any] | None:
@@ -116,6 +118,7 @@ class PartialObject:
         "_stack",
         "_last",
         "_leaf",
+        "_held",
         "full_parses",
     )
 
@@ -128,6 +131,7 @@ class PartialObject:
         self._stack: list[str] = []
         self._last = ""  # last significant character outside strings
         self._leaf: tuple[Any, Any] | None = None  # (container, key) of the open value string
+        self._held = ""  # a trailing backslash whose escape has not arrived yet (fast path only)
         self.full_parses = 0
 
     @property
@@ -187,36 +191,58 @@ class PartialObject:
                 return
             container = item
 
+    def _extend_leaf(self, decoded: str) -> None:
+        container, key = self._leaf  # type: ignore[misc]
+        # The open string is the last member of its container: popping it leaves one reference,
+        # so CPython grows it in place (linear even for megabyte arguments).
+        if container.__class__ is dict:
+            text = container.pop(key)
+            text += decoded
+            container[key] = text
+        else:
+            text = container.pop()
+            text += decoded
+            container.append(text)
+
     def feed(self, delta: str) -> dict[str, Any] | None:
         """Add a delta; return the current best-effort object (None until one exists)."""
         if not delta:
             return self.value
-        clean_start = self._in_string and not self._is_key and self._escape == 0 and self._leaf is not None
-        simple = '"' not in delta and "\\" not in delta
-        if not (clean_start and simple):
-            self._scan(delta)
-        self._buf += delta.encode()
-        if clean_start and self._in_string and self._escape == 0 and "\\u" not in delta:
-            if simple:
-                decoded = delta
+        if (
+            self._in_string
+            and not self._is_key
+            and self._leaf is not None
+            and (self._escape == 0 or self._held)
+        ):
+            # Inside the value string being streamed. A delta that is a complete piece of JSON
+            # string text (escapes whole, any quote escaped) leaves the lexical state as it is, so
+            # it needs no character scan: decoding it both checks that and gives the text to
+            # append. A backslash at the very end is held back until its escape completes (as
+            # jiter's partial mode does). ``\u`` escapes go the slow way (a surrogate pair may be
+            # split across deltas).
+            text = self._held + delta if self._held else delta
+            held = ""
+            if '"' not in text and "\\" not in text:
+                decoded: str | None = text
+            elif "\\u" in text:
+                decoded = None
             else:
+                if text[-1] == "\\" and (len(text) - len(text.rstrip("\\"))) % 2:
+                    text, held = text[:-1], "\\"
                 try:
-                    decoded = json.loads('"' + delta + '"')
-                except ValueError:
+                    decoded = _loads('"' + text + '"') if text else ""
+                except ValueError:  # closes the string, raw control characters, ...
                     decoded = None
             if decoded is not None:
-                container, key = self._leaf  # type: ignore[misc]
-                # The open string is the last member of its container: popping it leaves one
-                # reference, so CPython grows it in place (linear even for megabyte arguments).
-                if container.__class__ is dict:
-                    text = container.pop(key)
-                    text += decoded
-                    container[key] = text
-                else:
-                    text = container.pop()
-                    text += decoded
-                    container.append(text)
+                self._buf += delta.encode()
+                self._held = held
+                self._escape = -1 if held else 0
+                if decoded:
+                    self._extend_leaf(decoded)
                 return self.value
+        self._held = ""
+        self._scan(delta)
+        self._buf += delta.encode()
         self.full_parses += 1
         parsed = parse_partial(bytes(self._buf))
         if parsed is not None:

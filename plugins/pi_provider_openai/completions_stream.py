@@ -99,18 +99,43 @@ class CompletionsParser:
 
     def feed(self, chunk: dict[str, Any]) -> list[Any] | tuple[Any, ...]:
         """Events caused by one decoded chunk."""
-        if self._kind == "text":
-            # Hot path: one more piece of the open text block, nothing else in the chunk.
+        kind = self._kind
+        if kind == "text" or kind == "tool":
+            # Hot paths: one more piece of the open text block or of the open tool call's
+            # arguments, nothing else in the chunk.
             choices = chunk.get("choices")
             if choices and chunk.get("usage") is None and "x_groq" not in chunk:
                 choice = choices[0]
                 if choice.get("finish_reason") is None and "usage" not in choice:
                     delta = choice.get("delta")
                     if delta and len(delta) == 1:
-                        content = delta.get("content")
-                        if content and content.__class__ is str:
-                            return (self.builder.text_delta(self._text_key, content),)
+                        if kind == "text":
+                            content = delta.get("content")
+                            if content and content.__class__ is str:
+                                return (self.builder.text_delta(self._text_key, content),)
+                        else:
+                            event = self._tool_fast(delta.get("tool_calls"))
+                            if event is not None:
+                                return (event,)
         return self._feed(chunk)
+
+    def _tool_fast(self, calls: Any) -> Any:
+        """The ``toolcall_delta`` for a chunk that only continues the open call's arguments (no id,
+        no name, same index), or None to take the general path."""
+        if not calls or len(calls) != 1:
+            return None
+        call = calls[0]
+        function = call.get("function")
+        if not function or call.get("id") or function.get("name"):
+            return None
+        arguments = function.get("arguments")
+        if not arguments or arguments.__class__ is not str:
+            return None
+        index = call.get("index")
+        key = self._tool_keys.get(index) if index is not None else self._last_tool
+        if key is None or key != self._last_tool or not self.builder.is_open(key):
+            return None
+        return self.builder.toolcall_delta(key, arguments)
 
     def _feed(self, chunk: dict[str, Any]) -> list[Any] | tuple[Any, ...]:
         if not self._saw_chunk:

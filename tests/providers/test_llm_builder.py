@@ -224,6 +224,28 @@ def test_incremental_partial_object_matches_full_reparse(ensure_ascii):
     assert fast_paths > 1000  # the fast path is actually taken
 
 
+@pytest.mark.parametrize("step", [1, 2, 3, 5, 7, 11])
+def test_escapes_split_across_deltas_stay_on_the_fast_path(step):
+    """A file body full of escapes (newlines, quotes, backslashes, tabs) cut at every phase: each
+    delta's value equals jiter's partial parse of the prefix, and after the structure is known
+    only ``\\u`` escapes (here: none) or structural characters need a full parse."""
+    import json
+
+    from pi_host.llm.partial_json import PartialObject
+
+    body = 'print("a\\tb")\n\\path\\to\tx = "q"\n' * 40
+    text = json.dumps({"path": "a.py", "content": body})
+    tracker = PartialObject()
+    for i in range(0, len(text), step):
+        got = tracker.feed(text[i : i + step])
+        want = parse_partial(text[: i + step])
+        if want is not None:
+            assert got == want, (i, text[i : i + step])
+    assert tracker.value == {"path": "a.py", "content": body}
+    # Only the ~30 characters before the content string opens (and the closing `"}`) parse fully.
+    assert tracker.full_parses <= 32 // step + 3, tracker.full_parses
+
+
 def test_large_streamed_argument_stays_linear():
     """A 500 KB file body in 50,000 deltas: quadratic copying or re-parsing would take many seconds."""
     import json

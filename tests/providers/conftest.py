@@ -19,3 +19,15 @@ def sse_server():
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def demo():
+    """The tool-round-trip demo server for the three OpenAI/Google APIs (one per test module)."""
+    from demo_server_openai_google import DemoServer
+
+    server = DemoServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from demo_server_openai_google import ANSWER, DemoServer, models_json
+from demo_server_openai_google import ANSWER, models_json
 
 PI = [sys.executable, "-m", "pi_host"]
 
@@ -20,15 +20,6 @@ MODELS = {
     "openai-responses": "loop-responses/demo-resp",
     "google-generative-ai": "loop-google/gemini-demo",
 }
-
-
-@pytest.fixture(scope="module")
-def demo():
-    server = DemoServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import json
 
 import orjson
 import pytest
-from demo_server_openai_google import ANSWER, DemoServer, models_json
+from demo_server_openai_google import ANSWER, models_json
 from helpers_openai_google import collect, context, final, make_model, options
 from pi_provider_google.stream import stream_google
 from pi_provider_openai.completions import stream_completions
@@ -90,15 +90,6 @@ SESSION_MODELS = {
     "openai-responses": ("loop-responses/demo-resp", "loop-responses", "demo-resp"),
     "google-generative-ai": ("loop-google/gemini-demo", "loop-google", "gemini-demo"),
 }
-
-
-@pytest.fixture(scope="module")
-def demo():
-    server = DemoServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.mark.parametrize("api", list(SESSION_MODELS))

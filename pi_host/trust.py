@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_host import paths
+from pi_host.resources import agents_skill_dirs
 
 PROTECTED_PI_ENTRIES = (
     "settings.json",
@@ -61,34 +62,6 @@ class TrustDecision:
 
 def trust_file() -> str:
     return os.path.join(paths.agent_dir(), "trust.json")
-
-
-def _git_root(cwd: str) -> str | None:
-    directory = cwd
-    while True:
-        if os.path.exists(os.path.join(directory, ".git")):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
-
-
-def agents_skill_dirs(cwd: str) -> list[str]:
-    """``.agents/skills`` candidates: cwd and each ancestor up to the git root (cwd only outside git)."""
-    cwd = os.path.abspath(cwd)
-    root = _git_root(cwd) or cwd
-    found: list[str] = []
-    directory = cwd
-    while True:
-        found.append(os.path.join(directory, ".agents", "skills"))
-        if directory == root:
-            break
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            break
-        directory = parent
-    return found
 
 
 def protected_resources(cwd: str) -> list[str]:

@@ -7,26 +7,27 @@ prompt-cache miss on every edit).
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 from pi_context_agents_files.discovery import discover, render
 from pi_host import paths
 from pi_host.protocol.transcript import wrap_section
+from pi_host.resources import PerSession
 
-_cache: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictionary()
+_sections: PerSession[dict[str, str]] = PerSession()
 
 
 def sections(ctx: Any) -> dict[str, str]:
     if ctx.get_flag("no-context-files"):
         return {}
-    found = _cache.get(ctx.session)
+    found = _sections.get(ctx.session)
     if found is None:
         body = render(discover(paths.agent_dir(), ctx.cwd))
-        found = {"project_context": wrap_section("project_context", body)} if body else {}
-        _cache[ctx.session] = found
+        found = _sections.put(
+            ctx.session, {"project_context": wrap_section("project_context", body)} if body else {}
+        )
     return dict(found)
 
 
 def forget(session: Any) -> None:
-    _cache.pop(session, None)
+    _sections.forget(session)

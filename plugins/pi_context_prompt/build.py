@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from pi_host.protocol.transcript import wrap_section
+from pi_host.resources import string_list
 
 PREAMBLE = (
     "You are a coding assistant working inside pi, a coding agent harness. You help the user by "
@@ -59,12 +60,6 @@ def _text_or_file(value: str, cwd: str) -> str:
     return value
 
 
-def _list(value: Any) -> list[str]:
-    if value is None:
-        return []
-    return [value] if isinstance(value, str) else [str(v) for v in value]
-
-
 def custom_prompt(cwd: str, agent_dir: str, flag: Any, trusted: bool) -> str | None:
     if isinstance(flag, str) and flag:
         return _text_or_file(flag, cwd)
@@ -79,7 +74,7 @@ def custom_prompt(cwd: str, agent_dir: str, flag: Any, trusted: bool) -> str | N
 
 
 def append_text(cwd: str, agent_dir: str, flag: Any, trusted: bool) -> str | None:
-    values = [_text_or_file(v, cwd) for v in _list(flag) if v]
+    values = [_text_or_file(v, cwd) for v in string_list(flag) if v]
     if values:
         return "\n\n".join(v.strip("\n") for v in values)
     candidates = ([os.path.join(cwd, ".pi", "APPEND_SYSTEM.md")] if trusted else []) + [

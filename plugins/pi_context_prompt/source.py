@@ -4,28 +4,30 @@ rebuild."""
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 from pi_context_prompt.build import assemble, prompt_texts
 from pi_host import paths
+from pi_host.resources import PerSession
 
-_texts: weakref.WeakKeyDictionary[Any, tuple[str | None, str | None]] = weakref.WeakKeyDictionary()
+_texts: PerSession[tuple[str | None, str | None]] = PerSession()
 
 
 def head(ctx: Any) -> dict[str, str]:
     texts = _texts.get(ctx.session)
     if texts is None:
-        texts = prompt_texts(
-            ctx.cwd,
-            paths.agent_dir(),
-            ctx.get_flag("system-prompt"),
-            ctx.get_flag("append-system-prompt"),
-            ctx.get_flag("project-trusted") is not False,
+        texts = _texts.put(
+            ctx.session,
+            prompt_texts(
+                ctx.cwd,
+                paths.agent_dir(),
+                ctx.get_flag("system-prompt"),
+                ctx.get_flag("append-system-prompt"),
+                ctx.get_flag("project-trusted") is not False,
+            ),
         )
-        _texts[ctx.session] = texts
     return assemble(texts[0], texts[1], ctx.session.active_tools)
 
 
 def forget(session: Any) -> None:
-    _texts.pop(session, None)
+    _texts.forget(session)

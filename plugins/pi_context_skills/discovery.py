@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_host.frontmatter import parse_frontmatter
+from pi_host.resources import ResourceLocations, absolute_path, agents_skill_dirs, parse_setting_entries
 
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
@@ -241,57 +242,12 @@ class Scanner:
 
 
 @dataclass
-class Locations:
-    """Where to look, in precedence order (first name wins)."""
+class Locations(ResourceLocations):
+    """Where to look, in precedence order (first name wins): the agent dir, ``~/.agents/skills``,
+    the project's ``.pi/skills`` and ``.agents/skills`` up to the git root (when trusted), the
+    ``skills`` setting, ``--skill``, then ``resources_discover`` handlers."""
 
-    agent_dir: str
-    home: str
-    cwd: str
-    trusted: bool = True
-    include_defaults: bool = True
-    """False with ``--no-skills``: only ``cli_paths`` load."""
-    settings_entries: list[Any] = field(default_factory=list)
-    cli_paths: list[str] = field(default_factory=list)
-    extension_paths: list[str] = field(default_factory=list)
-
-
-def _git_root(cwd: str) -> str | None:
-    directory = cwd
-    while True:
-        if os.path.exists(os.path.join(directory, ".git")):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
-
-
-def project_agents_dirs(cwd: str) -> list[str]:
-    """``.agents/skills`` in cwd and each ancestor up to the git root (only cwd outside git)."""
-    root = _git_root(cwd) or cwd
-    found = []
-    directory = cwd
-    while True:
-        found.append(os.path.join(directory, ".agents", "skills"))
-        parent = os.path.dirname(directory)
-        if directory == root or parent == directory:
-            return found
-        directory = parent
-
-
-def _absolute(path: str, base: str) -> str:
-    path = os.path.expanduser(path)
-    return os.path.normpath(path if os.path.isabs(path) else os.path.join(base, path))
-
-
-def _expand_entry(entry: str, base: str) -> list[str]:
-    """A settings entry as paths: globs (``skills/*``) expand, sorted; plain paths stay."""
-    path = _absolute(entry, base)
-    if any(ch in entry for ch in "*?["):
-        import glob
-
-        return sorted(glob.glob(path))
-    return [path]
+    home: str = field(default_factory=lambda: os.path.expanduser("~"))
 
 
 def discover(locations: Locations, cache: Any = None) -> Discovery:
@@ -299,33 +255,25 @@ def discover(locations: Locations, cache: Any = None) -> Discovery:
     re-parsing unchanged files; it is saved at the end."""
     scanner = Scanner(cache)
     cwd = locations.cwd
-    excluded_paths: set[str] = set()
-    excluded_globs: list[str] = []
+    setting = parse_setting_entries(locations.settings_entries if locations.include_defaults else (), cwd)
     if locations.include_defaults:
         scanner.scan_path(os.path.join(locations.agent_dir, "skills"), "user")
         scanner.scan_path(os.path.join(locations.home, ".agents", "skills"), "user")
         if locations.trusted:
             scanner.scan_path(os.path.join(cwd, ".pi", "skills"), "project")
-            for directory in project_agents_dirs(cwd):
+            for directory in agents_skill_dirs(cwd):
                 scanner.scan_path(directory, "project")
-        for entry in locations.settings_entries:
-            if not isinstance(entry, str) or not entry:
-                continue
-            if entry.startswith("!"):
-                excluded_globs.append(entry[1:])
-            elif entry.startswith("-"):
-                excluded_paths.add(_absolute(entry[1:], cwd))
-            else:
-                for path in _expand_entry(entry.lstrip("+"), cwd):
-                    scanner.scan_path(path, "settings")
+        for path in setting.paths:
+            scanner.scan_path(path, "settings")
     for path in locations.cli_paths:
-        scanner.scan_path(_absolute(path, cwd), "cli")
+        scanner.scan_path(absolute_path(path, cwd), "cli")
     if locations.include_defaults:
         for path in locations.extension_paths:
-            scanner.scan_path(_absolute(path, cwd), "extension")
+            scanner.scan_path(absolute_path(path, cwd), "extension")
     if cache is not None:
         cache.save()
     result = scanner.result
+    excluded_paths, excluded_globs = setting.excluded_paths, setting.excluded_globs
     if excluded_paths or excluded_globs:
         result.skills = [
             s

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_host.frontmatter import parse_frontmatter
+from pi_host.resources import ResourceLocations, absolute_path, parse_setting_entries
 
 _COMMAND = re.compile(r"^/(\S+)(?:\s+([\s\S]*))?$")
 _PLACEHOLDER = re.compile(
@@ -110,30 +111,10 @@ def _md_files(path: str) -> list[str]:
 
 
 @dataclass
-class Locations:
-    agent_dir: str
-    cwd: str
-    trusted: bool = True
-    include_defaults: bool = True
-    """False with ``--no-prompt-templates``: only ``cli_paths`` load."""
-    settings_entries: list[Any] = field(default_factory=list)
-    cli_paths: list[str] = field(default_factory=list)
-    extension_paths: list[str] = field(default_factory=list)
-
-
-def _absolute(path: str, base: str) -> str:
-    path = os.path.expanduser(path)
-    return os.path.normpath(path if os.path.isabs(path) else os.path.join(base, path))
-
-
-def _expand_entry(entry: str, base: str) -> list[str]:
-    """A settings entry as paths: globs (``skills/*``) expand, sorted; plain paths stay."""
-    path = _absolute(entry, base)
-    if any(ch in entry for ch in "*?["):
-        import glob
-
-        return sorted(glob.glob(path))
-    return [path]
+class Locations(ResourceLocations):
+    """Where to look, in precedence order (first name wins): the agent dir's ``prompts``, the
+    project's ``.pi/prompts`` (when trusted), the ``prompts`` setting, ``--prompt-template``, then
+    ``resources_discover`` handlers. Directories are not searched recursively."""
 
 
 def discover(locations: Locations, cache: Any = None) -> Discovery:
@@ -145,21 +126,18 @@ def discover(locations: Locations, cache: Any = None) -> Discovery:
     result = Discovery()
     seen: set[tuple[int, int]] = set()
     sources: list[tuple[str, str]] = []
-    excluded: set[str] = set()
+    # ``!pattern`` entries filter skills by name; they do not apply to prompt templates.
+    setting = parse_setting_entries(
+        locations.settings_entries if locations.include_defaults else (), locations.cwd
+    )
     if locations.include_defaults:
         sources.append((os.path.join(locations.agent_dir, "prompts"), "user"))
         if locations.trusted:
             sources.append((os.path.join(locations.cwd, ".pi", "prompts"), "project"))
-        for entry in locations.settings_entries:
-            if not isinstance(entry, str) or not entry or entry.startswith("!"):
-                continue
-            if entry.startswith("-"):
-                excluded.add(_absolute(entry[1:], locations.cwd))
-            else:
-                sources.extend((path, "settings") for path in _expand_entry(entry.lstrip("+"), locations.cwd))
-    sources.extend((_absolute(p, locations.cwd), "cli") for p in locations.cli_paths)
+        sources.extend((path, "settings") for path in setting.paths)
+    sources.extend((absolute_path(p, locations.cwd), "cli") for p in locations.cli_paths)
     if locations.include_defaults:
-        sources.extend((_absolute(p, locations.cwd), "extension") for p in locations.extension_paths)
+        sources.extend((absolute_path(p, locations.cwd), "extension") for p in locations.extension_paths)
     for path, source in sources:
         for file in _md_files(path):
             try:
@@ -167,7 +145,7 @@ def discover(locations: Locations, cache: Any = None) -> Discovery:
             except OSError:
                 continue
             real = (st.st_dev, st.st_ino)  # the same file through a symlink loads once
-            if real in seen or os.path.abspath(file) in excluded:
+            if real in seen or os.path.abspath(file) in setting.excluded_paths:
                 continue
             seen.add(real)
             template = _load_cached(file, source, st, cache, result.warnings)

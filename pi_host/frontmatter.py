@@ -68,6 +68,15 @@ def parse_frontmatter(text: str) -> Frontmatter:
     return Frontmatter(data=data, body=body, present=True)
 
 
+def read_frontmatter(path: str) -> Frontmatter:
+    """Read a Markdown resource file and split it (undecodable bytes replaced).
+
+    Raises ``OSError`` when the file cannot be read; never for its content.
+    """
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return parse_frontmatter(handle.read())
+
+
 class StatCache:
     """A small on-disk cache of values derived from files, so start-up does not re-parse
     unchanged YAML (used by the skill and prompt-template sources).

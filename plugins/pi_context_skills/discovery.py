@@ -16,7 +16,7 @@ import stat
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_host.frontmatter import parse_frontmatter
+from pi_host.frontmatter import read_frontmatter
 from pi_host.resources import ResourceLocations, absolute_path, agents_skill_dirs, parse_setting_entries
 
 MAX_NAME = 64
@@ -61,13 +61,11 @@ def name_problems(name: str) -> list[str]:
 def load_skill_file(path: str, source: str, standalone: bool, warnings: list[str]) -> Skill | None:
     """Read one skill file. ``standalone`` files are silently skipped when unusable."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
+        parsed = read_frontmatter(path)
     except OSError as exc:
         if not standalone:
             warnings.append(f"{path}: cannot read skill: {exc.strerror or exc}")
         return None
-    parsed = parse_frontmatter(text)
     if parsed.error:
         if not standalone:
             warnings.append(f"{path}: skill not loaded: {parsed.error}")

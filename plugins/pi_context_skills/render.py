@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from pi_context_skills.discovery import Skill
-from pi_host.frontmatter import parse_frontmatter
+from pi_host.frontmatter import read_frontmatter
 
 _SKILL_COMMAND = re.compile(r"^/skill:(\S+)(?:\s+([\s\S]*))?$")
 
@@ -71,8 +71,7 @@ def expand_skill_command(text: str, skills: list[Skill]) -> str | None:
     if skill is None:
         return None
     try:
-        with open(skill.file_path, encoding="utf-8", errors="replace") as handle:
-            body = parse_frontmatter(handle.read()).body.strip()
+        body = read_frontmatter(skill.file_path).body.strip()
     except OSError:
         return None
     expanded = (

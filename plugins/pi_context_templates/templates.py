@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_host.frontmatter import parse_frontmatter
+from pi_host.frontmatter import read_frontmatter
 from pi_host.resources import ResourceLocations, absolute_path, parse_setting_entries
 
 _COMMAND = re.compile(r"^/(\S+)(?:\s+([\s\S]*))?$")
@@ -39,8 +39,7 @@ class Template:
     def text(self) -> str:
         """The template body (read from the file when it was not loaded at discovery)."""
         if self.body is None:
-            with open(self.file_path, encoding="utf-8", errors="replace") as handle:
-                self.body = parse_frontmatter(handle.read()).body
+            self.body = read_frontmatter(self.file_path).body
         return self.body
 
 
@@ -63,12 +62,10 @@ def _description(data: dict[str, Any], body: str) -> str:
 
 def load_template(path: str, source: str, warnings: list[str]) -> Template | None:
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
+        parsed = read_frontmatter(path)
     except OSError as exc:
         warnings.append(f"{path}: cannot read prompt template: {exc.strerror or exc}")
         return None
-    parsed = parse_frontmatter(text)
     if parsed.error:
         warnings.append(f"{path}: {parsed.error}; using the file without it")
     hint = parsed.data.get("argument-hint")

@@ -172,7 +172,9 @@ class SSEServer:
     def start(self) -> SSEServer:
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.owner = self
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+        threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        ).start()
         return self
 
     def stop(self) -> None:

@@ -26,6 +26,7 @@ from pi_host.session_tree import (
     SessionTree,
     TreeNode,
     current_system_message,
+    edit_content,
     editor_text,
     fresh_id,
     interrupted_tool_result,
@@ -36,9 +37,14 @@ SESSION_VERSION = 3
 SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 
 
+def iso_timestamp(value: datetime) -> str:
+    """ISO-8601 UTC with milliseconds and ``Z``, the entry timestamp format (pi's ``toISOString``)."""
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
 def iso_now() -> str:
-    """ISO-8601 UTC with milliseconds and ``Z``, the entry timestamp format."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    """The current time as an entry timestamp."""
+    return iso_timestamp(datetime.now(UTC))
 
 
 def new_session_id() -> str:
@@ -274,12 +280,10 @@ class TreeStore:
             target["type"] == "message" and role not in CONTEXT_EDIT_ROLES
         ):
             raise ValueError(f"Entry {target_id} does not contribute editable model content")
-        if (
-            replacement is not None
-            and role in ("assistant", "toolResult")
-            and isinstance(replacement["content"], str)
-        ):
-            replacement = {"content": [{"type": "text", "text": replacement["content"]}]}
+        if replacement is not None:
+            content = edit_content(role, replacement["content"])
+            if content is not replacement["content"]:
+                replacement = {"content": content}
         return self.append({"type": "context_edit", "targetId": target_id, "replacement": replacement})
 
     def branch_with_summary(

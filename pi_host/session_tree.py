@@ -551,14 +551,11 @@ def apply_context_edit(
     out = []
     for message in messages:
         role = getattr(message, "role", None)
-        if role not in ("user", "assistant", "toolResult", "custom"):
+        if role not in CONTEXT_EDIT_ROLES and role != "custom":
             out.append(message)
             continue
-        content = replacement["content"]
-        if role in ("assistant", "toolResult") and isinstance(content, str):
-            content = [{"type": "text", "text": content}]
         data = message.to_json()
-        data["content"] = content
+        data["content"] = edit_content(role, replacement["content"])
         try:
             out.append(parse_message(data))
         except Exception as exc:
@@ -566,6 +563,14 @@ def apply_context_edit(
                 warn(f"ignoring unusable context edit: {_short(exc)}")
             out.append(message)
     return out
+
+
+def edit_content(role: Any, content: Any) -> Any:
+    """Replacement content as a message of ``role`` holds it: assistant and toolResult content is
+    a block list, so a string becomes one text block there."""
+    if role in ("assistant", "toolResult") and isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return content
 
 
 def projected_entries(

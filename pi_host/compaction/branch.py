@@ -11,7 +11,6 @@ a ``branch_summary`` entry at the new position.
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +20,7 @@ from pi_host.compaction.errors import CompactionError
 from pi_host.compaction.estimate import estimate_message_tokens
 from pi_host.compaction.files import FileOps
 from pi_host.compaction.projection import entry_getter, path_to, project_entries
+from pi_host.compaction.results import json_value, maybe_await, summary_of
 from pi_host.session_tree import navigation_target
 
 Entry = dict[str, Any]
@@ -184,7 +184,7 @@ async def navigate_tree(
         for key in ("details", "usage"):
             value = summary.get(key)
             if value is not None:
-                fields[key] = value.to_json() if hasattr(value, "to_json") else value
+                fields[key] = json_value(value)
         if from_hook:
             fields["fromHook"] = True
         entry = store.append(fields)
@@ -225,15 +225,9 @@ async def _before_tree(session: Any, prep: BranchPreparation) -> tuple[dict[str,
     if isinstance(outcome, dict) and outcome.get("cancel"):
         return None, True
     for item in reversed(supplied):
-        text = item.get("summary") if isinstance(item, dict) else getattr(item, "summary", None)
-        if isinstance(text, str) and text.strip():
-            if isinstance(item, dict):
-                return {"summary": text, "details": item.get("details"), "usage": item.get("usage")}, False
-            return {
-                "summary": text,
-                "details": getattr(item, "details", None),
-                "usage": getattr(item, "usage", None),
-            }, False
+        found = summary_of(item)
+        if found is not None:
+            return found, False
     return None, False
 
 
@@ -244,20 +238,12 @@ async def _summarize_branch(session: Any, prep: BranchPreparation) -> dict[str, 
     name = compactor.settings().strategy
     strategy = compactor.strategy(name, branch=True)
     try:
-        result = strategy.summarize_branch(prep, session.ctx)
-        if inspect.isawaitable(result):
-            result = await result
+        result = await maybe_await(strategy.summarize_branch(prep, session.ctx))
     except (AbortError, CompactionError):
         raise
     except Exception as exc:
         raise CompactionError(f"Branch summary failed: strategy {strategy.name!r}: {exc}") from exc
-    text = result.get("summary") if isinstance(result, dict) else getattr(result, "summary", None)
-    if not isinstance(text, str) or not text.strip():
+    found = summary_of(result)
+    if found is None:
         raise CompactionError(f"Branch summary failed: strategy {strategy.name!r} returned no summary")
-    if isinstance(result, dict):
-        return {"summary": text, "details": result.get("details"), "usage": result.get("usage")}
-    return {
-        "summary": text,
-        "details": getattr(result, "details", None),
-        "usage": getattr(result, "usage", None),
-    }
+    return found

@@ -10,7 +10,6 @@ The session creates one :class:`Compactor` and calls it at four points: before a
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterable
 from typing import Any
 
@@ -25,6 +24,7 @@ from pi_host.compaction.cut import CompactionPreparation, prepare_compaction
 from pi_host.compaction.errors import CompactionCancelled, CompactionError
 from pi_host.compaction.estimate import entry_tokens, estimate_fresh, usage_is_valid, usage_tokens
 from pi_host.compaction.projection import branch_path, walk_back
+from pi_host.compaction.results import field_of, json_value, maybe_await, summary_of
 
 Entry = dict[str, Any]
 
@@ -72,18 +72,6 @@ def _last_assistant_predates_compaction(back: Iterable[Entry]) -> bool:
         if entry["type"] == "message" and isinstance(message, dict) and message.get("role") == "assistant":
             return False
     return True
-
-
-async def _maybe(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
-
-
-def _field(result: Any, name: str) -> Any:
-    return result.get(name) if isinstance(result, dict) else getattr(result, name, None)
-
-
-def _usage_json(usage: Any) -> Any:
-    return usage.to_json() if hasattr(usage, "to_json") else usage
 
 
 class Compactor:
@@ -423,7 +411,7 @@ class Compactor:
             event["customInstructions"] = prepared.custom_instructions
 
         def fold(ev: dict[str, Any], result: Any) -> None:
-            compaction = _field(result, "compaction")
+            compaction = field_of(result, "compaction")
             if compaction is not None:
                 supplied.append((len(supplied), compaction))
 
@@ -432,8 +420,8 @@ class Compactor:
             raise CompactionCancelled()
         on_path = {entry["id"] for entry in path}
         for _, compaction in reversed(supplied):
-            summary = _field(compaction, "summary")
-            first_kept = _field(compaction, "firstKeptEntryId")
+            found = summary_of(compaction)
+            first_kept = field_of(compaction, "firstKeptEntryId")
             if first_kept is not None and first_kept not in on_path:
                 session.host.report(
                     "session_before_compact",
@@ -441,13 +429,11 @@ class Compactor:
                     f"firstKeptEntryId {first_kept!r} is not on the current branch; the prepared cut is used",
                 )
                 first_kept = None
-            if isinstance(summary, str) and summary.strip():
+            if found is not None:
                 return {
-                    "summary": summary,
+                    **found,
                     "firstKeptEntryId": first_kept or prepared.first_kept_entry_id,
-                    "tokensBefore": _field(compaction, "tokensBefore") or prepared.tokens_before,
-                    "usage": _field(compaction, "usage"),
-                    "details": _field(compaction, "details"),
+                    "tokensBefore": field_of(compaction, "tokensBefore") or prepared.tokens_before,
                 }
             session.host.report(
                 "session_before_compact", "session_before_compact", "returned a compaction without a summary"
@@ -459,20 +445,18 @@ class Compactor:
     ) -> dict[str, Any]:
         strategy = self.strategy(settings.strategy)
         try:
-            result = await _maybe(strategy.summarize(prepared, self.session.ctx))
+            result = await maybe_await(strategy.summarize(prepared, self.session.ctx))
         except (AbortError, CompactionError):
             raise
         except Exception as exc:
             raise CompactionError(f"strategy {strategy.name!r} failed: {exc}") from exc
-        summary = _field(result, "summary")
-        if not isinstance(summary, str) or not summary.strip():
+        found = summary_of(result)
+        if found is None:
             raise CompactionError(f"strategy {strategy.name!r} returned no summary")
         return {
-            "summary": summary,
+            **found,
             "firstKeptEntryId": prepared.first_kept_entry_id,
             "tokensBefore": prepared.tokens_before,
-            "usage": _field(result, "usage"),
-            "details": _field(result, "details"),
         }
 
     def _append(
@@ -491,7 +475,7 @@ class Compactor:
         if compaction.get("details") is not None:
             fields["details"] = compaction["details"]
         if compaction.get("usage") is not None:
-            fields["usage"] = _usage_json(compaction["usage"])
+            fields["usage"] = json_value(compaction["usage"])
         if from_hook:
             fields["fromHook"] = True
         system = current_system_message(store.build_context().messages)
@@ -542,4 +526,4 @@ class _NothingToDo(CompactionError):
 
 
 def _is_cancel(result: Any) -> bool:
-    return bool(_field(result, "cancel"))
+    return bool(field_of(result, "cancel"))

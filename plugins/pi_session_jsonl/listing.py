@@ -11,7 +11,7 @@ from typing import Any, TextIO
 
 import orjson
 
-from pi_host.session_store import SessionOpenError
+from pi_host.session_store import SessionOpenError, iso_timestamp
 from pi_host.session_tree import iso_to_ms
 from pi_session_jsonl.jsonl import parse_line
 
@@ -38,8 +38,8 @@ class SessionInfo:
             "path": self.path,
             "id": self.id,
             "cwd": self.cwd,
-            "created": _iso(self.created),
-            "modified": _iso(self.modified),
+            "created": iso_timestamp(self.created),
+            "modified": iso_timestamp(self.modified),
             "messageCount": self.message_count,
             "firstMessage": self.first_message,
             "allMessagesText": self.all_messages_text,
@@ -49,10 +49,6 @@ class SessionInfo:
         if self.parent_session_path:
             data["parentSessionPath"] = self.parent_session_path
         return data
-
-
-def _iso(value: datetime) -> str:
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def _dt(ms: float) -> datetime:

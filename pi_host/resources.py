@@ -3,8 +3,8 @@
 Plugins must not import each other, so the pieces the skills and prompt-template sources share
 live here, in the host:
 
-* where projects keep them: :func:`git_root`, :func:`agents_skill_dirs` (also what project trust
-  protects);
+* where projects keep them: :func:`walk_up`, :func:`git_root`, :func:`agents_skill_dirs` (also
+  what project trust protects);
 * how settings entries, flags and ``resources_discover`` handlers name them:
   :func:`absolute_path`, :func:`parse_setting_entries`, :func:`string_list`,
   :func:`extension_paths`, and :class:`ResourceLocations`, the common part of "where to look";
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -34,16 +34,19 @@ SCOPES = {
 """A resource's ``source`` (which location found it) → the ``scope`` commands report."""
 
 
-def git_root(cwd: str) -> str | None:
-    """The closest directory at or above ``cwd`` holding ``.git`` (a file or a directory)."""
-    directory = cwd
+def walk_up(directory: str) -> Iterator[str]:
+    """``directory`` (as given), then each parent up to the filesystem root."""
     while True:
-        if os.path.exists(os.path.join(directory, ".git")):
-            return directory
+        yield directory
         parent = os.path.dirname(directory)
         if parent == directory:
-            return None
+            return
         directory = parent
+
+
+def git_root(cwd: str) -> str | None:
+    """The closest directory at or above ``cwd`` holding ``.git`` (a file or a directory)."""
+    return next((d for d in walk_up(cwd) if os.path.exists(os.path.join(d, ".git"))), None)
 
 
 def agents_skill_dirs(cwd: str) -> list[str]:
@@ -51,13 +54,11 @@ def agents_skill_dirs(cwd: str) -> list[str]:
     cwd = os.path.abspath(cwd)
     root = git_root(cwd) or cwd
     found: list[str] = []
-    directory = cwd
-    while True:
+    for directory in walk_up(cwd):
         found.append(os.path.join(directory, ".agents", "skills"))
-        parent = os.path.dirname(directory)
-        if directory == root or parent == directory:
-            return found
-        directory = parent
+        if directory == root:
+            break
+    return found
 
 
 def absolute_path(path: str, base: str) -> str:

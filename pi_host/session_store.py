@@ -60,6 +60,23 @@ def new_session_id() -> str:
     return str(uuid.UUID(int=value))
 
 
+def new_header(
+    cwd: str, session_id: str | None = None, parent_session: str | None = None, timestamp: str | None = None
+) -> dict[str, Any]:
+    """A v3 session header (§6.2): a fresh id unless given, now unless ``timestamp``, the absolute
+    ``cwd``, and ``parentSession`` for a fork or clone."""
+    header: dict[str, Any] = {
+        "type": "session",
+        "version": SESSION_VERSION,
+        "id": session_id or new_session_id(),
+        "timestamp": timestamp or iso_now(),
+        "cwd": os.path.abspath(cwd),
+    }
+    if parent_session:
+        header["parentSession"] = parent_session
+    return header
+
+
 def check_session_id(session_id: str) -> str:
     """A custom session id must be alphanumeric with inner ``.``, ``_``, ``-`` (§6.1)."""
     if not SESSION_ID_PATTERN.match(session_id):
@@ -170,13 +187,7 @@ class TreeStore:
         if header is None:
             if session_id is not None:
                 check_session_id(session_id)
-            header = {
-                "type": "session",
-                "version": SESSION_VERSION,
-                "id": session_id or new_session_id(),
-                "timestamp": iso_now(),
-                "cwd": os.path.abspath(cwd),
-            }
+            header = new_header(cwd, session_id)
         self.header: dict[str, Any] = header
         self.session_id: str = header["id"]
         self.cwd: str = header.get("cwd") or os.path.abspath(cwd)
@@ -370,16 +381,7 @@ class TreeStore:
     def _switch_to_branch(self, leaf_id: str | None) -> None:
         """Replace this session by a new one holding the path to ``leaf_id`` (fork/clone)."""
         entries = self.tree.branched_entries(leaf_id, fresh_id) if leaf_id is not None else []
-        header = {
-            "type": "session",
-            "version": SESSION_VERSION,
-            "id": new_session_id(),
-            "timestamp": iso_now(),
-            "cwd": self.cwd,
-        }
-        if self.session_file:
-            header["parentSession"] = self.session_file
-        self._switch_file(header, entries)
+        self._switch_file(new_header(self.cwd, parent_session=self.session_file), entries)
 
     def _switch_file(self, header: dict[str, Any], entries: list[Entry]) -> None:
         self.header = header

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_host import paths
-from pi_host.resources import agents_skill_dirs
+from pi_host.resources import agents_skill_dirs, walk_up
 
 PROTECTED_PI_ENTRIES = (
     "settings.json",
@@ -113,14 +113,9 @@ def saved_decision(cwd: str) -> tuple[bool, str] | None:
         return None
     # Try the canonical path first (what pi saves), then the path as given (symlinked checkouts).
     for start in dict.fromkeys((os.path.realpath(cwd), os.path.abspath(cwd))):
-        directory = start
-        while True:
+        for directory in walk_up(start):
             if directory in decisions:
                 return decisions[directory], directory
-            parent = os.path.dirname(directory)
-            if parent == directory:
-                break
-            directory = parent
     return None
 
 

@@ -20,7 +20,7 @@ from pi_host.compaction.errors import CompactionError
 from pi_host.compaction.estimate import estimate_message_tokens
 from pi_host.compaction.files import FileOps
 from pi_host.compaction.projection import entry_getter, path_to, project_entries
-from pi_host.compaction.results import json_value, maybe_await, summary_of
+from pi_host.compaction.results import json_value, strategy_summary, summary_of
 from pi_host.session_tree import navigation_target
 
 Entry = dict[str, Any]
@@ -236,14 +236,11 @@ async def _summarize_branch(session: Any, prep: BranchPreparation) -> dict[str, 
     if compactor is None:
         raise CompactionError("No compaction support is installed")
     name = compactor.settings().strategy
-    strategy = compactor.strategy(name, branch=True)
-    try:
-        result = await maybe_await(strategy.summarize_branch(prep, session.ctx))
-    except (AbortError, CompactionError):
-        raise
-    except Exception as exc:
-        raise CompactionError(f"Branch summary failed: strategy {strategy.name!r}: {exc}") from exc
-    found = summary_of(result)
-    if found is None:
-        raise CompactionError(f"Branch summary failed: strategy {strategy.name!r} returned no summary")
-    return found
+    return await strategy_summary(
+        compactor.strategy(name, branch=True),
+        "summarize_branch",
+        prep,
+        session.ctx,
+        failed="Branch summary failed: strategy {name}: {error}",
+        empty="Branch summary failed: strategy {name} returned no summary",
+    )

@@ -24,7 +24,7 @@ from pi_host.compaction.cut import CompactionPreparation, prepare_compaction
 from pi_host.compaction.errors import CompactionCancelled, CompactionError
 from pi_host.compaction.estimate import entry_tokens, estimate_fresh, usage_is_valid, usage_tokens
 from pi_host.compaction.projection import branch_path, walk_back
-from pi_host.compaction.results import field_of, json_value, maybe_await, summary_of
+from pi_host.compaction.results import field_of, json_value, strategy_summary, summary_of
 
 Entry = dict[str, Any]
 
@@ -443,16 +443,14 @@ class Compactor:
     async def _summarize(
         self, prepared: CompactionPreparation, settings: CompactionSettings
     ) -> dict[str, Any]:
-        strategy = self.strategy(settings.strategy)
-        try:
-            result = await maybe_await(strategy.summarize(prepared, self.session.ctx))
-        except (AbortError, CompactionError):
-            raise
-        except Exception as exc:
-            raise CompactionError(f"strategy {strategy.name!r} failed: {exc}") from exc
-        found = summary_of(result)
-        if found is None:
-            raise CompactionError(f"strategy {strategy.name!r} returned no summary")
+        found = await strategy_summary(
+            self.strategy(settings.strategy),
+            "summarize",
+            prepared,
+            self.session.ctx,
+            failed="strategy {name} failed: {error}",
+            empty="strategy {name} returned no summary",
+        )
         return {
             **found,
             "firstKeptEntryId": prepared.first_kept_entry_id,

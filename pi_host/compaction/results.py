@@ -27,3 +27,28 @@ def summary_of(result: Any) -> dict[str, Any] | None:
     if not isinstance(summary, str) or not summary.strip():
         return None
     return {"summary": summary, "details": field_of(result, "details"), "usage": field_of(result, "usage")}
+
+
+async def strategy_summary(
+    strategy: Any, method: str, preparation: Any, ctx: Any, *, failed: str, empty: str
+) -> dict[str, Any]:
+    """Run ``strategy.<method>(preparation, ctx)`` and return :func:`summary_of` its result.
+
+    Aborts and :class:`CompactionError` pass through; any other exception becomes a
+    :class:`CompactionError` with ``failed`` (``{name}`` and ``{error}`` filled in), a result
+    without a summary one with ``empty`` (``{name}``).
+    """
+    from pi_host.abort import AbortError
+    from pi_host.compaction.errors import CompactionError
+
+    name = repr(strategy.name)
+    try:
+        result = await maybe_await(getattr(strategy, method)(preparation, ctx))
+    except (AbortError, CompactionError):
+        raise
+    except Exception as exc:
+        raise CompactionError(failed.format(name=name, error=exc)) from exc
+    found = summary_of(result)
+    if found is None:
+        raise CompactionError(empty.format(name=name))
+    return found

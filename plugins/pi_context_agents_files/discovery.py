@@ -13,6 +13,8 @@ import os
 import stat
 from dataclasses import dataclass
 
+from pi_host.resources import walk_up
+
 CANDIDATES = ("AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")
 
 
@@ -47,14 +49,7 @@ def context_file_in(directory: str) -> str | None:
 
 def ancestors(cwd: str) -> list[str]:
     """Every directory from the filesystem root down to ``cwd``."""
-    chain = []
-    directory = os.path.abspath(cwd)
-    while True:
-        chain.append(directory)
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            break
-        directory = parent
+    chain = list(walk_up(os.path.abspath(cwd)))
     chain.reverse()
     return chain
 

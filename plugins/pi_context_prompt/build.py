@@ -60,12 +60,9 @@ def _text_or_file(value: str, cwd: str) -> str:
     return value
 
 
-def custom_prompt(cwd: str, agent_dir: str, flag: Any, trusted: bool) -> str | None:
-    if isinstance(flag, str) and flag:
-        return _text_or_file(flag, cwd)
-    candidates = ([os.path.join(cwd, ".pi", "SYSTEM.md")] if trusted else []) + [
-        os.path.join(agent_dir, "SYSTEM.md")
-    ]
+def _first_prompt_file(name: str, cwd: str, agent_dir: str, trusted: bool) -> str | None:
+    """The text of the project's ``.pi/<name>`` (trusted projects only), else the agent dir's."""
+    candidates = ([os.path.join(cwd, ".pi", name)] if trusted else []) + [os.path.join(agent_dir, name)]
     for path in candidates:
         text = _read_text(path)
         if text is not None:
@@ -73,18 +70,18 @@ def custom_prompt(cwd: str, agent_dir: str, flag: Any, trusted: bool) -> str | N
     return None
 
 
+def custom_prompt(cwd: str, agent_dir: str, flag: Any, trusted: bool) -> str | None:
+    if isinstance(flag, str) and flag:
+        return _text_or_file(flag, cwd)
+    return _first_prompt_file("SYSTEM.md", cwd, agent_dir, trusted)
+
+
 def append_text(cwd: str, agent_dir: str, flag: Any, trusted: bool) -> str | None:
     values = [_text_or_file(v, cwd) for v in string_list(flag) if v]
     if values:
         return "\n\n".join(v.strip("\n") for v in values)
-    candidates = ([os.path.join(cwd, ".pi", "APPEND_SYSTEM.md")] if trusted else []) + [
-        os.path.join(agent_dir, "APPEND_SYSTEM.md")
-    ]
-    for path in candidates:
-        text = _read_text(path)
-        if text is not None:
-            return text.strip("\n")
-    return None
+    text = _first_prompt_file("APPEND_SYSTEM.md", cwd, agent_dir, trusted)
+    return text.strip("\n") if text is not None else None
 
 
 def visible_tools(tools: dict[str, Any]) -> list[Any]:

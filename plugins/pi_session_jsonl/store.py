@@ -24,8 +24,7 @@ from pi_host.session_store import (
     SessionOpenError,
     SessionWriteError,
     TreeStore,
-    iso_now,
-    new_session_id,
+    new_header,
     stderr_warn,
 )
 from pi_host.session_tree import fresh_id
@@ -305,17 +304,9 @@ def fork_file(
         raise SessionOpenError(f"Cannot fork: source session file is empty or invalid: {source}")
     jsonl.validate_entries(loaded, warn or stderr_warn)
     jsonl.migrate(loaded, fresh_id)
-    timestamp = iso_now()
-    header = {
-        "type": "session",
-        "version": SESSION_VERSION,
-        "id": session_id or new_session_id(),
-        "timestamp": timestamp,
-        "cwd": os.path.abspath(cwd),
-        "parentSession": source,
-    }
+    header = new_header(cwd, session_id, parent_session=source)
     ensure_dir(session_dir)
-    path = os.path.join(session_dir, session_file_name(timestamp, header["id"]))
+    path = os.path.join(session_dir, session_file_name(header["timestamp"], header["id"]))
     try:
         out = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND, FILE_MODE)
     except OSError as exc:

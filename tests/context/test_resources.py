@@ -67,3 +67,9 @@ def test_source_info_scopes_and_extra_fields():
     assert resources.source_info("/p/SKILL.md", "unknown", baseDir="/p")["baseDir"] == "/p"
     assert resources.string_list(None) == [] and resources.string_list("a") == ["a"]
     assert resources.string_list(["a", 2]) == ["a", "2"]
+
+
+def test_walk_up_reaches_the_filesystem_root():
+    root = os.path.abspath(os.sep)
+    deep = os.path.join(root, "a", "b")
+    assert list(resources.walk_up(deep)) == [deep, os.path.join(root, "a"), root]

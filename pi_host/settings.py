@@ -22,7 +22,7 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pi_host import paths
@@ -225,23 +225,25 @@ def load_settings(cwd: str, project_trusted: bool = True) -> tuple[dict[str, Any
     """Merged settings and the problems found (one line each; files are never rewritten here)."""
     problems: list[str] = []
     user_path = user_settings_path()
-    user, error = read_json_object(user_path)
-    if error:
-        problems.append(error)
-    user, found = validate_settings(user, user_path)
-    problems.extend(found)
+    user = _read_valid(user_path, problems)
     project: dict[str, Any] = {}
     project_path = project_settings_path(cwd)
     if project_trusted:
-        project, error = read_json_object(project_path)
-        if error:
-            problems.append(error)
-        project, found = validate_settings(project, project_path)
-        problems.extend(found)
+        project = _read_valid(project_path, problems)
         if "defaultProjectTrust" in project:
             problems.append(f"{project_path}: defaultProjectTrust: only read from the user settings; ignored")
     merged = merge_settings(user, project, os.path.dirname(user_path), os.path.dirname(project_path))
     return merged, problems
+
+
+def _read_valid(path: str, problems: list[str]) -> dict[str, Any]:
+    """One settings file, invalid values dropped; what was wrong goes to ``problems``."""
+    data, error = read_json_object(path)
+    if error:
+        problems.append(error)
+    data, found = validate_settings(data, path)
+    problems.extend(found)
+    return data
 
 
 def project_session_dir(cwd: str) -> str | None:
@@ -251,8 +253,9 @@ def project_session_dir(cwd: str) -> str | None:
     value = data.get("sessionDir")
     if not isinstance(value, str) or not value:
         return None
-    path = os.path.expanduser(value)
-    return os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
+    from pi_host.resources import absolute_path
+
+    return absolute_path(value, cwd)
 
 
 def get(settings: dict[str, Any], dotted: str, default: Any = None) -> Any:
@@ -361,12 +364,23 @@ def update_settings_file(path: str, changes: dict[str, Any]) -> dict[str, Any]:
     The file is re-read under the lock, so keys another program wrote since we last read it are
     kept; a file that is not valid JSON is left alone (raises ``ValueError``) rather than lost.
     """
+
+    def change(data: dict[str, Any]) -> None:
+        for dotted, value in changes.items():
+            _set_dotted(data, dotted, value)
+
+    return update_json_file(path, change)
+
+
+def update_json_file(path: str, change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """Re-read the JSON object in ``path`` under its lock, let ``change`` edit it in place, write it
+    atomically; returns the new content. A file that is not a valid JSON object is left alone
+    (``ValueError``) rather than lost; a missing one starts empty."""
     with file_lock(path):
         data, error = read_json_object(path)
         if error:
             raise ValueError(f"{error}; not overwriting it")
-        for dotted, value in changes.items():
-            _set_dotted(data, dotted, value)
+        change(data)
         write_json_atomic(path, data)
         return data
 

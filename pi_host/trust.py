@@ -121,19 +121,17 @@ def saved_decision(cwd: str) -> tuple[bool, str] | None:
 
 def save_trust_decision(project_dir: str, trusted: bool) -> None:
     """Remember a decision for ``project_dir`` (and, by closeness, everything below it)."""
-    from pi_host.settings import file_lock, read_json_object, write_json_atomic
+    from pi_host.settings import update_json_file
 
-    path = trust_file()
-    with file_lock(path):
-        data, error = read_json_object(path)
-        if error:
-            raise ValueError(f"{error}; not overwriting it")
-        canonical = os.path.realpath(project_dir)
+    canonical = os.path.realpath(project_dir)
+
+    def change(data: dict[str, Any]) -> None:
         data[canonical] = bool(trusted)
         projects = data.get("projects")
         if isinstance(projects, dict):  # keep an older nested entry from contradicting this one
             projects.pop(canonical, None)
-        write_json_atomic(path, data)
+
+    update_json_file(trust_file(), change)
 
 
 def _default_policy() -> str:

@@ -9,7 +9,8 @@ live here, in the host:
   :func:`absolute_path`, :func:`parse_setting_entries`, :func:`string_list`,
   :func:`extension_paths`, and :class:`ResourceLocations`, the common part of "where to look";
 * how a command reports where it came from: :func:`source_info`;
-* per-session state: :class:`PerSession` (discovered once per session, again after a reload).
+* per-session state: :class:`PerSession` (discovered once per session, again after a reload;
+  :func:`pi_host.lazy.forget_on_reload` is the hook that triggers it).
 
 Everything here is cheap to import (no YAML, no pydantic): sources import it lazily anyway.
 """

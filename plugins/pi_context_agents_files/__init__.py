@@ -5,6 +5,7 @@ session and again on reload. See docs/context.md.
 """
 
 from pi_host import hookimpl
+from pi_host.lazy import forget_on_reload
 from pi_host.registrations import CliFlag, ContextSource
 
 ORDER = 50
@@ -29,9 +30,4 @@ def register_cli_flags():
     return [CliFlag("no-context-files", "Do not load AGENTS.md / CLAUDE.md files", aliases=["-nc"])]
 
 
-@hookimpl
-def on_session_start(event, ctx):
-    if event.get("reason") == "reload":
-        from pi_context_agents_files.source import forget
-
-        forget(ctx.session)
+on_session_start = forget_on_reload("pi_context_agents_files.source:forget")

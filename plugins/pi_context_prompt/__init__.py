@@ -5,18 +5,13 @@ APPEND_SYSTEM.md append. See docs/context.md.
 """
 
 from pi_host import hookimpl
+from pi_host.lazy import forget_on_reload, lazy
 from pi_host.registrations import CliFlag, ContextSource
 
 HEAD_ORDER = 10
 CWD_ORDER = 90
 """Sections are ordered by source: head (10), project_context (50), skills (60), cwd (90);
 plugins at the default order (100) add their sections after cwd."""
-
-
-def _head(ctx):
-    from pi_context_prompt.source import head
-
-    return head(ctx)
 
 
 def _cwd(ctx):
@@ -28,7 +23,7 @@ def _cwd(ctx):
 @hookimpl
 def register_context_sources():
     return [
-        ContextSource(name="prompt", sections=_head, order=HEAD_ORDER),
+        ContextSource(name="prompt", sections=lazy("pi_context_prompt.source:head"), order=HEAD_ORDER),
         ContextSource(name="prompt-cwd", sections=_cwd, order=CWD_ORDER),
     ]
 
@@ -45,9 +40,4 @@ def register_cli_flags():
     ]
 
 
-@hookimpl
-def on_session_start(event, ctx):
-    if event.get("reason") == "reload":
-        from pi_context_prompt.source import forget
-
-        forget(ctx.session)
+on_session_start = forget_on_reload("pi_context_prompt.source:forget")

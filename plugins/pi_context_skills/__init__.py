@@ -4,37 +4,29 @@ See docs/context.md. Flags: ``--skill <path>`` (repeatable), ``--no-skills`` / `
 """
 
 from pi_host import hookimpl
+from pi_host.lazy import forget_on_reload, lazy
 from pi_host.registrations import CliFlag, ContextSource
 
 ORDER = 60
 """After project context (50), before the cwd section (90)."""
 
-
-async def _sections(ctx):
-    from pi_context_skills.source import sections
-
-    return await sections(ctx)
+_expand_input = lazy("pi_context_skills.source:expand_input")
 
 
-async def _expand(text, ctx):
-    if not text.startswith("/skill:"):
-        return None
-    from pi_context_skills.source import expand_input
-
-    return await expand_input(text, ctx)
-
-
-async def _commands(ctx):
-    from pi_context_skills.source import commands
-
-    return await commands(ctx)
+def _expand(text, ctx):
+    # Only skill commands load the skills module; any other input passes untouched.
+    return _expand_input(text, ctx) if text.startswith("/skill:") else None
 
 
 @hookimpl
 def register_context_sources():
     return [
         ContextSource(
-            name="skills", sections=_sections, expand_input=_expand, commands=_commands, order=ORDER
+            name="skills",
+            sections=lazy("pi_context_skills.source:sections"),
+            expand_input=_expand,
+            commands=lazy("pi_context_skills.source:commands"),
+            order=ORDER,
         )
     ]
 
@@ -47,9 +39,4 @@ def register_cli_flags():
     ]
 
 
-@hookimpl
-def on_session_start(event, ctx):
-    if event.get("reason") == "reload":
-        from pi_context_skills.source import forget
-
-        forget(ctx.session)
+on_session_start = forget_on_reload("pi_context_skills.source:forget")

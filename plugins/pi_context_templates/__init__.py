@@ -5,29 +5,32 @@ See docs/context.md.
 """
 
 from pi_host import hookimpl
+from pi_host.lazy import forget_on_reload, lazy
 from pi_host.registrations import CliFlag, ContextSource
 
 ORDER = 70
 """After skills, so ``/skill:name`` is never taken for a template."""
 
+_expand_input = lazy("pi_context_templates.source:expand_input")
 
-async def _expand(text, ctx):
+
+def _expand(text, ctx):
+    # Only slash input loads the templates module; skill commands belong to the skills source.
     if not text.startswith("/") or text.startswith("/skill:"):
         return None
-    from pi_context_templates.source import expand_input
-
-    return await expand_input(text, ctx)
-
-
-async def _commands(ctx):
-    from pi_context_templates.source import commands
-
-    return await commands(ctx)
+    return _expand_input(text, ctx)
 
 
 @hookimpl
 def register_context_sources():
-    return [ContextSource(name="prompt-templates", expand_input=_expand, commands=_commands, order=ORDER)]
+    return [
+        ContextSource(
+            name="prompt-templates",
+            expand_input=_expand,
+            commands=lazy("pi_context_templates.source:commands"),
+            order=ORDER,
+        )
+    ]
 
 
 @hookimpl
@@ -38,9 +41,4 @@ def register_cli_flags():
     ]
 
 
-@hookimpl
-def on_session_start(event, ctx):
-    if event.get("reason") == "reload":
-        from pi_context_templates.source import forget
-
-        forget(ctx.session)
+on_session_start = forget_on_reload("pi_context_templates.source:forget")

@@ -3,7 +3,7 @@
 import gc
 import os
 
-from pi_host import resources
+from pi_host import lazy, resources
 
 
 def test_setting_entries_split_into_paths_and_exclusions(tmp_path):
@@ -73,3 +73,24 @@ def test_walk_up_reaches_the_filesystem_root():
     root = os.path.abspath(os.sep)
     deep = os.path.join(root, "a", "b")
     assert list(resources.walk_up(deep)) == [deep, os.path.join(root, "a"), root]
+
+
+def test_lazy_imports_on_first_call_and_forget_on_reload(tmp_path, monkeypatch):
+    import sys
+
+    (tmp_path / "lazy_probe_mod.py").write_text(
+        "forgotten = []\ndef forget(session):\n    forgotten.append(session)\n    return 'done'\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    call = lazy.lazy("lazy_probe_mod:forget")
+    assert "lazy_probe_mod" not in sys.modules
+    assert call("s1") == "done" and sys.modules["lazy_probe_mod"].forgotten == ["s1"]
+
+    class Ctx:
+        session = "s2"
+
+    hook = lazy.forget_on_reload("lazy_probe_mod:forget")
+    hook({"reason": "startup"}, Ctx())
+    hook({"reason": "reload"}, Ctx())
+    assert sys.modules["lazy_probe_mod"].forgotten == ["s1", "s2"]
+    monkeypatch.delitem(sys.modules, "lazy_probe_mod")

@@ -249,8 +249,7 @@ class SessionTree:
         """The latest ``session_info`` name (an empty one clears it)."""
         for entry in reversed(self._entries):
             if entry["type"] == "session_info":
-                name = entry.get("name")
-                return name.strip() or None if isinstance(name, str) else None
+                return session_info_name(entry)
         return None
 
     def tree(self) -> list[TreeNode]:
@@ -599,6 +598,12 @@ def projected_entries(
         if edit is not None:
             messages = apply_context_edit(raw, edit.get("replacement"), warn)
         yield entry, raw, messages
+
+
+def session_info_name(entry: Entry) -> str | None:
+    """The name a ``session_info`` entry sets: stripped, and None (cleared) when empty."""
+    name = entry.get("name")
+    return name.strip() or None if isinstance(name, str) else None
 
 
 def editor_text(entry: Entry | None) -> str | None:

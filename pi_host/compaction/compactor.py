@@ -240,25 +240,13 @@ class Compactor:
         ``Compaction cancelled``)."""
         return await self.run("manual", False, custom_instructions)
 
-    async def navigate_tree(
-        self,
-        target_id: str,
-        summarize: bool = False,
-        custom_instructions: str | None = None,
-        label: str | None = None,
-        replace_instructions: bool = False,
-    ) -> dict[str, Any]:
-        """Move the leaf to another branch, optionally summarizing the one left (§7.9)."""
+    async def navigate_tree(self, target_id: str, **options: Any) -> dict[str, Any]:
+        """Move the leaf to another branch, optionally summarizing the one left (§7.9); the
+        options (``summarize``, ``custom_instructions``, ``label``, ``replace_instructions``) and
+        the result are :func:`pi_host.compaction.branch.navigate_tree`'s."""
         from pi_host.compaction.branch import navigate_tree
 
-        return await navigate_tree(
-            self.session,
-            target_id,
-            summarize,
-            custom_instructions=custom_instructions,
-            label=label,
-            replace_instructions=replace_instructions,
-        )
+        return await navigate_tree(self.session, target_id, **options)
 
     # --- recovery ------------------------------------------------------------------------------
 

@@ -103,6 +103,11 @@ def _read(fd: int, path: str) -> LoadedFile:
     return loaded
 
 
+def is_header(value: Any) -> bool:
+    """Whether a parsed first line is a session header (``type: session`` with a string id)."""
+    return isinstance(value, dict) and value.get("type") == "session" and isinstance(value.get("id"), str)
+
+
 def _take(
     line: bytes,
     line_no: int,
@@ -118,7 +123,7 @@ def _take(
         skipped.append(line_no)
         return header
     if header is None:
-        if value["type"] != "session" or not isinstance(value.get("id"), str):
+        if not is_header(value):
             raise BadSessionFile(f"Not a pi session file (the first line is not a session header): {path}")
         return value
     entries.append(value)

@@ -12,7 +12,8 @@ from typing import Any, TextIO
 import orjson
 
 from pi_host.session_store import SessionOpenError, iso_timestamp
-from pi_host.session_tree import iso_to_ms
+from pi_host.session_tree import iso_to_ms, session_info_name
+from pi_session_jsonl import jsonl
 from pi_session_jsonl.jsonl import parse_line
 
 HEADER_SCAN_LIMIT = 1024 * 1024
@@ -70,13 +71,7 @@ def read_header(path: str) -> dict[str, Any] | None:
                 value = parse_line(line)
                 if value is None:
                     continue
-                if (
-                    isinstance(value, dict)
-                    and value.get("type") == "session"
-                    and isinstance(value.get("id"), str)
-                ):
-                    return value
-                return None
+                return value if jsonl.is_header(value) else None
     except OSError:
         return None
     return None
@@ -178,14 +173,13 @@ def session_info(path: str) -> SessionInfo | None:
         if not isinstance(entry, dict):
             continue
         if header is None:
-            if entry.get("type") != "session" or not isinstance(entry.get("id"), str):
+            if not jsonl.is_header(entry):
                 return None
             header = entry
             continue
         kind = entry.get("type")
         if kind == "session_info":
-            value = entry.get("name")
-            name = value.strip() or None if isinstance(value, str) else None
+            name = session_info_name(entry)
         if kind != "message":
             continue
         count += 1

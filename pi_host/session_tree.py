@@ -12,7 +12,10 @@ models once and caches them per entry, so rebuilding the context twice costs one
 
 The projection rules are also public functions (:func:`context_entries`, :func:`project_entry`,
 :func:`apply_context_edit`, :func:`projected_entries`) for code that needs them entry by entry
-without a tree: compaction places its cut on them, over any store.
+without a tree: compaction places its cut on them, over any store. So are the other per-entry
+rules stores and compaction share: :func:`walk_to_root`, :func:`editor_text` and
+:func:`navigation_target` (``/tree`` selection), :func:`edit_content`, :func:`session_info_name`
+and :func:`fresh_id`. Each exists once, here.
 """
 
 from __future__ import annotations

@@ -37,7 +37,11 @@ def main() -> None:
         env = dict(os.environ, PI_CODING_AGENT_DIR=tmp, PI_HOST_CACHE_DIR=os.path.join(tmp, "cache"))
         baseline = median_ms([sys.executable, "-c", "pass"], env)
         rows = [("python -c pass (baseline)", baseline)]
-        for label, args in (("pi --version", ["--version"]), ("pi --help", ["--help"]), ("pi plugins", ["plugins"])):
+        for label, args in (
+            ("pi --version", ["--version"]),
+            ("pi --help", ["--help"]),
+            ("pi plugins", ["plugins"]),
+        ):
             rows.append((label, median_ms([str(BIN / "pi"), *args], env)))
         reference = os.environ.get("PI_REFERENCE_BIN") or shutil.which("pi-reference")
         if reference:

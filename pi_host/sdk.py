@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_host import paths
-from pi_host.model_registry import ModelRegistry
 from pi_host.bootstrap import build_host
+from pi_host.model_registry import ModelRegistry
 from pi_host.plugin_host import PluginHost
 from pi_host.registrations import SessionStoreFactory
 from pi_host.session import AgentSession, SessionConfig

@@ -22,7 +22,11 @@ def isolated_environment(tmp_path, monkeypatch):
     monkeypatch.delenv("PI_HOST_DISABLE_PLUGINS", raising=False)
     monkeypatch.delenv("PI_FAUX_SCRIPT", raising=False)
     for key in list(os.environ):
-        if key.endswith("_API_KEY") or key in ("ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY"):
+        if key.endswith("_API_KEY") or key in (
+            "ANTHROPIC_OAUTH_TOKEN",
+            "ANTHROPIC_AUTH_TOKEN",
+            "GEMINI_API_KEY",
+        ):
             monkeypatch.delenv(key, raising=False)
     monkeypatch.chdir(work)
     try:

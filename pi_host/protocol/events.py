@@ -7,7 +7,7 @@ the stream goes. A stream is ``start``, block events keyed by ``content_index``,
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from pi_host.protocol.messages import AssistantMessage, PiModel, ToolCall
 
@@ -92,20 +92,20 @@ class ErrorEvent(PiModel):
     """The message so far, with ``stop_reason`` error/aborted and ``error_message`` set."""
 
 
-AssistantMessageEvent = Union[
-    StartEvent,
-    TextStartEvent,
-    TextDeltaEvent,
-    TextEndEvent,
-    ThinkingStartEvent,
-    ThinkingDeltaEvent,
-    ThinkingEndEvent,
-    ToolCallStartEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    DoneEvent,
-    ErrorEvent,
-]
+AssistantMessageEvent = (
+    StartEvent
+    | TextStartEvent
+    | TextDeltaEvent
+    | TextEndEvent
+    | ThinkingStartEvent
+    | ThinkingDeltaEvent
+    | ThinkingEndEvent
+    | ToolCallStartEvent
+    | ToolCallDeltaEvent
+    | ToolCallEndEvent
+    | DoneEvent
+    | ErrorEvent
+)
 
 _WIRE_EXCLUDE = {"partial"}
 

@@ -8,12 +8,12 @@ roles load as :class:`UnknownMessage` instead of failing.
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter
 from pydantic.alias_generators import to_camel
 
-Number = Union[int, float]
+Number = int | float
 """JSON numbers keep their int/float form so ``0`` written by pi is written back as ``0``."""
 
 StopReason = Literal["pending", "stop", "length", "toolUse", "error", "aborted", "deferred"]
@@ -73,9 +73,7 @@ class ToolCall(PiModel):
     """Set when the streamed argument text was not a JSON object (reference §2.3)."""
 
 
-Content = Annotated[
-    TextContent | ThinkingContent | ImageContent | ToolCall, Field(discriminator="type")
-]
+Content = Annotated[TextContent | ThinkingContent | ImageContent | ToolCall, Field(discriminator="type")]
 UserContent = Annotated[TextContent | ImageContent, Field(discriminator="type")]
 
 
@@ -232,7 +230,16 @@ class UnknownMessage(PiModel):
 
 
 _KNOWN_ROLES = frozenset(
-    {"system", "user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"}
+    {
+        "system",
+        "user",
+        "assistant",
+        "toolResult",
+        "bashExecution",
+        "custom",
+        "branchSummary",
+        "compactionSummary",
+    }
 )
 _LEGACY_ROLES = {"hookMessage": "custom"}  # v2 session files (reference §6.9)
 
@@ -243,7 +250,15 @@ def _role_tag(value: Any) -> str:
 
 
 Message = Annotated[
-    Annotated[SystemMessage, Tag("system")] | Annotated[UserMessage, Tag("user")] | Annotated[AssistantMessage, Tag("assistant")] | Annotated[ToolResultMessage, Tag("toolResult")] | Annotated[BashExecutionMessage, Tag("bashExecution")] | Annotated[CustomMessage, Tag("custom")] | Annotated[BranchSummaryMessage, Tag("branchSummary")] | Annotated[CompactionSummaryMessage, Tag("compactionSummary")] | Annotated[UnknownMessage, Tag("unknown")],
+    Annotated[SystemMessage, Tag("system")]
+    | Annotated[UserMessage, Tag("user")]
+    | Annotated[AssistantMessage, Tag("assistant")]
+    | Annotated[ToolResultMessage, Tag("toolResult")]
+    | Annotated[BashExecutionMessage, Tag("bashExecution")]
+    | Annotated[CustomMessage, Tag("custom")]
+    | Annotated[BranchSummaryMessage, Tag("branchSummary")]
+    | Annotated[CompactionSummaryMessage, Tag("compactionSummary")]
+    | Annotated[UnknownMessage, Tag("unknown")],
     Discriminator(_role_tag),
 ]
 """Any message of the transcript, chosen by ``role``."""

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 import pi_provider_faux as faux
+import pytest
 
 import pi_host
 from pi_host import hookimpl

@@ -25,7 +25,11 @@ print(json.dumps(sorted({{name.split('.')[0] for name in sys.modules}})))
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], ["plugins"]])
 def test_cheap_commands_do_not_import_heavy_libraries(argv):
     out = subprocess.run(
-        [sys.executable, "-c", PROBE.format(argv=argv)], capture_output=True, text=True, timeout=60, check=True
+        [sys.executable, "-c", PROBE.format(argv=argv)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
     loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
     assert not loaded & set(HEAVY), f"{argv} imported {sorted(loaded & set(HEAVY))}"

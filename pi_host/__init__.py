@@ -1,8 +1,12 @@
 """pi-host: a plugin-first Python agent harness compatible with pi.
 
 The public API is imported lazily so that ``pi --version`` and plugin modules that only need
-``hookimpl`` stay cheap. Plugins use only names exported here (and the documented submodules
-``pi_host.protocol``, ``pi_host.tools``, ``pi_host.registrations``, ``pi_host.llm``).
+``hookimpl`` stay cheap. Plugins use only names exported here and the documented submodules:
+``pi_host.protocol`` (messages, events), ``pi_host.tools`` and ``pi_host.toolkit`` (tool authors),
+``pi_host.registrations`` (what register hooks return), ``pi_host.abort``, ``pi_host.llm`` (provider
+authors), ``pi_host.session_store`` and ``pi_host.session_tree`` (session stores),
+``pi_host.compaction`` (compaction strategies), ``pi_host.resources``, ``pi_host.frontmatter``,
+``pi_host.lazy`` and ``pi_host.settings`` (context sources).
 """
 
 from __future__ import annotations

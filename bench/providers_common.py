@@ -59,6 +59,16 @@ async def run_adapter(stream: StreamFn, model: Model, options: StreamOptions) ->
     return count
 
 
+def _serve(data: bytes, urls: Any, stop: Any) -> None:
+    """Child process: serve ``data`` until told to stop, so the server never competes with the
+    measured client for the GIL."""
+    server = SSEServer().start()
+    server.default = Reply.sse(data, chunk_size=16384)
+    urls.put(server.url)
+    stop.wait()
+    server.stop()
+
+
 async def measure(
     data: bytes,
     path: str,
@@ -70,39 +80,57 @@ async def measure(
     """Serve ``data`` at any path; time ``bare`` / ``bare+json`` against ``server.url + path`` and
     ``stream`` with a model whose ``baseUrl`` is filled in by ``model_fields["baseUrl"]`` (a format
     string with ``{url}``)."""
+    import multiprocessing
+
     from pi_host.llm.http import create_client
 
-    server = SSEServer().start()
-    server.default = Reply.sse(data, chunk_size=16384)
+    mp = multiprocessing.get_context("fork")
+    urls, stop = mp.Queue(), mp.Event()
+    child = mp.Process(target=_serve, args=(data, urls, stop), daemon=True)
+    child.start()
+    server_url = urls.get(timeout=30)
     client = create_client()
     fields = dict(model_fields)
-    fields["baseUrl"] = fields["baseUrl"].format(url=server.url)
+    fields["baseUrl"] = fields["baseUrl"].format(url=server_url)
     model = Model.model_validate(fields)
     options = StreamOptions(api_key="k", extra={"client": client}, **option_fields)
-    url = server.url + path
+    url = server_url + path
     times: dict[str, list[float]] = {"bare": [], "bare+json": [], "adapter": []}
+    cpu: dict[str, list[float]] = {name: [] for name in times}
     try:
         await bare(client, url, True)  # warm-up (connection, imports)
         await run_adapter(stream, model, options)
         for _ in range(runs):
             for name in times:
-                started = time.perf_counter()
+                started, cpu_started = time.perf_counter(), time.process_time()
                 if name == "adapter":
                     await run_adapter(stream, model, options)
                 else:
                     await bare(client, url, name == "bare+json")
                 times[name].append(time.perf_counter() - started)
+                cpu[name].append(time.process_time() - cpu_started)
     finally:
         await client.aclose()
-        server.stop()
+        stop.set()
+        child.join(timeout=10)
+    times.update({f"cpu:{name}": values for name, values in cpu.items()})
     return times
 
 
 def report(title: str, times: dict[str, list[float]], deltas: int, runs: int) -> None:
+    cpu = {name[4:]: values for name, values in times.items() if name.startswith("cpu:")}
+    times = {name: values for name, values in times.items() if not name.startswith("cpu:")}
     medians = {name: statistics.median(values) for name, values in times.items()}
-    print(f"{title}; median of {runs} runs, loopback")
+    print(f"{title}; median of {runs} runs, server in another process")
     for name, value in medians.items():
         print(f"  {name:10s} {value * 1000:8.1f} ms  ({deltas / value:,.0f} deltas/s)")
+    if cpu:
+        cpu_medians = {name: statistics.median(values) for name, values in cpu.items()}
+        print(
+            f"  client CPU time: bare {cpu_medians['bare'] * 1000:.1f} ms, "
+            f"adapter {cpu_medians['adapter'] * 1000:.1f} ms, "
+            f"ratio {cpu_medians['adapter'] / cpu_medians['bare']:.2f}x"
+        )
     print(f"  ratio adapter / bare      = {medians['adapter'] / medians['bare']:.2f}x  (target <= 1.5x)")
     print(f"  ratio adapter / bare+json = {medians['adapter'] / medians['bare+json']:.2f}x")
     best = {name: min(values) for name, values in times.items()}

@@ -482,13 +482,19 @@ def project_entry(
         return []
 
 
+_parse_message: Callable[[dict[str, Any]], Any] | None = None
+
+
 def _project(entry: Entry, checkpoint: bool) -> list[Any]:
+    global _parse_message
+    kind = entry["type"]
+    if kind == "message":  # the hot path when resuming a long session: no import machinery per entry
+        if _parse_message is None:
+            from pi_host.protocol import parse_message as _parse_message
+        message = entry.get("message")
+        return [_parse_message(message)] if isinstance(message, dict) else []
     from pi_host.protocol import BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, parse_message
 
-    kind = entry["type"]
-    if kind == "message":
-        message = entry.get("message")
-        return [parse_message(message)] if isinstance(message, dict) else []
     if kind == "custom_message":
         content = entry.get("content")
         return [

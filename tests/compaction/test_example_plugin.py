@@ -15,31 +15,14 @@ import pytest
 
 from tests.compaction.helpers import Router, dump_call, small_session
 from tests.compaction.test_cli import SETTINGS
+from tests.example_install import pip_install_example
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "extension_examples" / "pi-compaction-requests"
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
-    target = tmp_path_factory.mktemp("site")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--no-deps",
-            "--no-build-isolation",
-            "--target",
-            str(target),
-            str(EXAMPLE),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    return target
+    return pip_install_example("pi-compaction-requests", tmp_path_factory.mktemp("site"))
 
 
 def test_installed_plugin_is_listed(installed):

@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pi_provider_faux as faux
 import pytest
@@ -15,31 +14,12 @@ import pi_host
 from pi_host import hookimpl
 from pi_host.protocol import TextContent
 from pi_host.tools import Tool, ToolResult
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "extension_examples" / "pi-guard"
+from tests.example_install import pip_install_example
 
 
 @pytest.fixture(scope="module")
 def installed_guard(tmp_path_factory):
-    target = tmp_path_factory.mktemp("site")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--no-deps",
-            "--no-build-isolation",
-            "--target",
-            str(target),
-            str(EXAMPLE),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    return target
+    return pip_install_example("pi-guard", tmp_path_factory.mktemp("site"))
 
 
 class FakeBash(Tool):

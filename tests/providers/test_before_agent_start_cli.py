@@ -14,9 +14,9 @@ import textwrap
 
 import pytest
 from sse_server import Reply
+from test_anthropic_session import answer_turn
 
 pytestmark = pytest.mark.xfail(reason="issue 10 contract defects not fixed yet", strict=False)
-from test_anthropic_session import answer_turn
 
 PLUGIN = """
 from pi_host import hookimpl

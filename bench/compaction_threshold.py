@@ -14,9 +14,9 @@ from __future__ import annotations
 import statistics
 import time
 
-from pi_host.agent.convert import convert_to_llm
-from pi_host.compaction import CompactionSettings, prepare_compaction
-from pi_host.session_store import MemoryStore
+from pi_host.lib.compaction import CompactionSettings, prepare_compaction
+from pi_host.lib.sessions.store import MemoryStore
+from pi_host.loop.convert import convert_to_llm
 
 USAGE = {"input": 1000, "output": 50, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1050}
 
@@ -110,8 +110,8 @@ class FakeSession:
 
 
 def measure(turns: int) -> str:
-    from pi_host.compaction.compactor import _context_tokens
-    from pi_host.compaction.projection import walk_back
+    from pi_host.lib.compaction.compactor import _context_tokens
+    from pi_host.lib.compaction.projection import walk_back
 
     store = build(turns)
     session = FakeSession(store)

@@ -84,7 +84,7 @@ def discovery(agent: str, home: str, cwd: str, cached: bool = True) -> tuple[int
     cache = SkillCache() if cached else None
     skills = discover_skills(SkillLocations(agent_dir=agent, home=home, cwd=cwd), cache).skills
     skills_section(skills, "read")
-    from pi_host.frontmatter import StatCache
+    from pi_host.lib.frontmatter import StatCache
 
     template_cache = StatCache("prompt-templates") if cached else None
     templates = discover_templates(TemplateLocations(agent_dir=agent, cwd=cwd), template_cache).templates
@@ -105,7 +105,7 @@ def main() -> None:
     import pathspec  # noqa: F401  (only imported when an ignore file exists)
     import yaml  # noqa: F401
 
-    import pi_host.frontmatter  # noqa: F401
+    import pi_host.lib.frontmatter  # noqa: F401
 
     yaml_ms = (time.perf_counter() - start) * 1000
     with tempfile.TemporaryDirectory() as root:

@@ -13,7 +13,7 @@ import statistics
 import time
 
 from pi_host import hookimpl
-from pi_host.plugin_host import PluginHost, PluginRecord
+from pi_host.plugins.dispatch import PluginHost, PluginRecord
 
 HANDLERS = 10
 BATCH = 20000

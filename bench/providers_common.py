@@ -82,7 +82,7 @@ async def measure(
     string with ``{url}``)."""
     import multiprocessing
 
-    from pi_host.llm.http import create_client
+    from pi_host.lib.llm.http import create_client
 
     mp = multiprocessing.get_context("fork")
     urls, stop = mp.Queue(), mp.Event()

@@ -28,7 +28,7 @@ import time
 
 import jiter
 
-from pi_host.llm.builder import MessageBuilder
+from pi_host.lib.llm.builder import MessageBuilder
 from pi_host.protocol import Model
 
 

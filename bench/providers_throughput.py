@@ -87,7 +87,7 @@ MODEL = {
 
 
 def partial_args_cost(total_bytes: int = 20_000, deltas: int = 2_000, runs: int = 7) -> list[float]:
-    from pi_host.llm.builder import MessageBuilder
+    from pi_host.lib.llm.builder import MessageBuilder
 
     args = json.dumps(
         {"path": "src/big.py", "content": ("abcdefghij" * (total_bytes // 10))[: total_bytes - 40]}

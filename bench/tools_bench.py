@@ -49,8 +49,8 @@ async def _child(kind: str, arg: str, extra: str) -> dict:
     import pi_tool_read
     import pi_tool_read.tool  # noqa: F401  (every child loads the same code before timing)
 
-    from pi_host.abort import AbortController
-    from pi_host.tools import ToolContext
+    from pi_host.loop.tools import ToolContext
+    from pi_host.protocol.abort import AbortController
 
     signal = AbortController().signal
     started = time.perf_counter()
@@ -196,7 +196,7 @@ def main() -> None:
         started = time.perf_counter()
         make_tree(tree, args.files)
         print(f"\n(created {args.files:,} files in {time.perf_counter() - started:.1f} s)")
-        from pi_host.toolkit import find_ripgrep
+        from pi_host.lib.toolkit import find_ripgrep
 
         rg = find_ripgrep()
         # The same arguments the tool passes; one untimed run first so the page cache is warm.

@@ -2,39 +2,42 @@
 
 The public API is imported lazily so that ``pi --version`` and plugin modules that only need
 ``hookimpl`` stay cheap. Plugins use only names exported here and the documented submodules:
-``pi_host.protocol`` (messages, events), ``pi_host.tools`` and ``pi_host.toolkit`` (tool authors),
-``pi_host.registrations`` (what register hooks return), ``pi_host.abort``, ``pi_host.llm`` (provider
-authors), ``pi_host.session_store`` and ``pi_host.session_tree`` (session stores),
-``pi_host.compaction`` (compaction strategies), ``pi_host.resources``, ``pi_host.frontmatter``,
-``pi_host.lazy`` and ``pi_host.settings`` (context sources).
+``pi_host.protocol`` (messages, events), ``pi_host.loop.tools`` and ``pi_host.lib.toolkit`` (tool authors),
+``pi_host.plugins.registrations`` (what register hooks return), ``pi_host.protocol.abort``, ``pi_host.lib.llm`` (provider
+authors), ``pi_host.lib.sessions.store`` and ``pi_host.lib.sessions.tree`` (session stores),
+``pi_host.lib.compaction`` (compaction strategies), ``pi_host.lib.resources``, ``pi_host.lib.frontmatter``,
+``pi_host.lib.lazy`` and ``pi_host.config.settings`` (context sources).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from pi_host import _aliases
 from pi_host._version import __version__
 
+_aliases.install()
+
 _EXPORTS = {
-    "hookimpl": "pi_host.plugin_host",
-    "PluginHost": "pi_host.plugin_host",
-    "PluginRecord": "pi_host.plugin_host",
-    "AbortController": "pi_host.abort",
-    "AbortSignal": "pi_host.abort",
-    "AbortError": "pi_host.abort",
-    "Tool": "pi_host.tools",
-    "ToolResult": "pi_host.tools",
-    "ToolError": "pi_host.tools",
-    "ToolContext": "pi_host.tools",
-    "ProviderApi": "pi_host.registrations",
-    "ProviderInfo": "pi_host.registrations",
-    "Command": "pi_host.registrations",
-    "CliFlag": "pi_host.registrations",
-    "ContextSource": "pi_host.registrations",
-    "CompactionStrategy": "pi_host.registrations",
-    "Mode": "pi_host.registrations",
-    "SessionStoreFactory": "pi_host.registrations",
-    "Subcommand": "pi_host.registrations",
+    "hookimpl": "pi_host.plugins.dispatch",
+    "PluginHost": "pi_host.plugins.dispatch",
+    "PluginRecord": "pi_host.plugins.dispatch",
+    "AbortController": "pi_host.protocol.abort",
+    "AbortSignal": "pi_host.protocol.abort",
+    "AbortError": "pi_host.protocol.abort",
+    "Tool": "pi_host.loop.tools",
+    "ToolResult": "pi_host.loop.tools",
+    "ToolError": "pi_host.loop.tools",
+    "ToolContext": "pi_host.loop.tools",
+    "ProviderApi": "pi_host.plugins.registrations",
+    "ProviderInfo": "pi_host.plugins.registrations",
+    "Command": "pi_host.plugins.registrations",
+    "CliFlag": "pi_host.plugins.registrations",
+    "ContextSource": "pi_host.plugins.registrations",
+    "CompactionStrategy": "pi_host.plugins.registrations",
+    "Mode": "pi_host.plugins.registrations",
+    "SessionStoreFactory": "pi_host.plugins.registrations",
+    "Subcommand": "pi_host.plugins.registrations",
     "AgentSession": "pi_host.session",
     "ExtensionContext": "pi_host.session",
     "SessionOptions": "pi_host.sdk",

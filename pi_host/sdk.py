@@ -17,14 +17,14 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_host import paths
-from pi_host.bootstrap import build_host
-from pi_host.model_registry import ModelRegistry
-from pi_host.plugin_host import PluginHost
-from pi_host.registrations import SessionStoreFactory
+from pi_host.config import paths
+from pi_host.config.models import ModelRegistry
+from pi_host.config.settings import load_settings
+from pi_host.lib.sessions.store import MemoryStore, StoreOptions
+from pi_host.plugins.dispatch import PluginHost
+from pi_host.plugins.registrations import SessionStoreFactory
+from pi_host.plugins.selection import build_host
 from pi_host.session import AgentSession, SessionConfig
-from pi_host.session_store import MemoryStore, StoreOptions
-from pi_host.settings import load_settings
 
 
 @dataclass

@@ -6,9 +6,9 @@ import json
 import os
 import sys
 
-from pi_host.paths import agent_dir
-from pi_host.plugin_host import PluginHost
-from pi_host.plugin_loading import LoadOptions, disabled_from_env, load_plugins
+from pi_host.config.paths import agent_dir
+from pi_host.plugins.dispatch import PluginHost
+from pi_host.plugins.loading import LoadOptions, disabled_from_env, load_plugins
 
 
 def collect_records(argv: list[str]) -> tuple[PluginHost, list[str]]:

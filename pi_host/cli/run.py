@@ -14,8 +14,8 @@ from typing import Any
 
 import typer
 
-from pi_host import paths
-from pi_host.registrations import CliFlag, Mode, Subcommand
+from pi_host.config import paths
+from pi_host.plugins.registrations import CliFlag, Mode, Subcommand
 
 HOST_OPTIONS_WITH_VALUE = {"-e", "--extension"}
 
@@ -203,7 +203,7 @@ def _stderr(line: str) -> None:
 
 def _decide_trust(cwd: str, approve: bool | None, mode: str) -> tuple[bool, str | None]:
     try:
-        from pi_host import trust
+        from pi_host.config import trust
     except ImportError:
         return True, None
     decision = trust.decide_trust(cwd, approve, mode)
@@ -214,8 +214,8 @@ def _decide_trust(cwd: str, approve: bool | None, mode: str) -> tuple[bool, str 
 
 
 def run_cli(argv: list[str]) -> int:
-    from pi_host.bootstrap import build_host
-    from pi_host.plugin_host import PluginError
+    from pi_host.plugins.dispatch import PluginError
+    from pi_host.plugins.selection import build_host
 
     if argv and not argv[0].startswith("-"):
         pass  # subcommands registered by plugins are resolved below, after loading
@@ -226,7 +226,7 @@ def run_cli(argv: list[str]) -> int:
     if wants_help:  # help lists plugin flags but needs no settings, trust or session
         trusted, trust_line, settings, problems = True, None, {}, []
     else:
-        from pi_host.settings import load_settings
+        from pi_host.config.settings import load_settings
 
         trusted, trust_line = _decide_trust(cwd, pre["approve"], mode_hint)
         settings, problems = load_settings(cwd, project_trusted=trusted)
@@ -296,7 +296,7 @@ async def _run(
     import asyncio
     import signal
 
-    from pi_host.model_registry import ModelNotFound, ModelRegistry
+    from pi_host.config.models import ModelNotFound, ModelRegistry
     from pi_host.sdk import SessionOptions, create_session
     from pi_host.session import SessionError
 
@@ -459,7 +459,7 @@ async def _compose_prompts(args: RunArgs, cwd: str, mode: str) -> tuple[list[str
         stdin_text = data if data.strip() else None
     messages = list(args.messages)
     try:
-        from pi_host import cli_input
+        from pi_host.cli import input as cli_input
     except ImportError:
         cli_input = None  # type: ignore[assignment]
     if cli_input is not None:

@@ -4,22 +4,6 @@ This layer knows nothing about agents, sessions or files. Everything serialises 
 JSON field names (camelCase), so a message written by pi reads back here unchanged.
 """
 
-from pi_host.protocol.events import (
-    AssistantMessageEvent,
-    DoneEvent,
-    ErrorEvent,
-    StartEvent,
-    TextDeltaEvent,
-    TextEndEvent,
-    TextStartEvent,
-    ThinkingDeltaEvent,
-    ThinkingEndEvent,
-    ThinkingStartEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-    event_to_wire,
-)
 from pi_host.protocol.messages import (
     AssistantMessage,
     BashExecutionMessage,
@@ -47,6 +31,22 @@ from pi_host.protocol.messages import (
     parse_messages,
 )
 from pi_host.protocol.model import LlmContext, Model, ModelCost, StreamFn, StreamOptions
+from pi_host.protocol.stream import (
+    AssistantMessageEvent,
+    DoneEvent,
+    ErrorEvent,
+    StartEvent,
+    TextDeltaEvent,
+    TextEndEvent,
+    TextStartEvent,
+    ThinkingDeltaEvent,
+    ThinkingEndEvent,
+    ThinkingStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+    event_to_wire,
+)
 
 __all__ = [
     "AssistantMessage",

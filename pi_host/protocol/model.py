@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from pydantic import Field
 
-from pi_host.abort import AbortSignal
+from pi_host.protocol.abort import AbortSignal
 from pi_host.protocol.messages import Number, PiModel, ToolDecl
 
 

@@ -4,7 +4,7 @@ Thin on purpose: the prompts and the request code load only when a summary is ne
 """
 
 from pi_host import hookimpl
-from pi_host.registrations import Command, CompactionStrategy
+from pi_host.plugins.registrations import Command, CompactionStrategy
 
 
 async def _summarize(preparation, ctx):

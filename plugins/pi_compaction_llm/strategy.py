@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pi_compaction_llm import prompts
-from pi_host.compaction import add_usage, complete_summary, serialize_conversation
+from pi_host.lib.compaction import add_usage, complete_summary, serialize_conversation
 
 
 def history_prompt(preparation: Any) -> str:

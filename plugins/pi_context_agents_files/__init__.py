@@ -5,8 +5,8 @@ session and again on reload. See docs/context.md.
 """
 
 from pi_host import hookimpl
-from pi_host.lazy import forget_on_reload
-from pi_host.registrations import CliFlag, ContextSource
+from pi_host.lib.lazy import forget_on_reload
+from pi_host.plugins.registrations import CliFlag, ContextSource
 
 ORDER = 50
 """After the prompt head (10), before skills (60) and the cwd section (90)."""

@@ -13,7 +13,7 @@ import os
 import stat
 from dataclasses import dataclass
 
-from pi_host.resources import walk_up
+from pi_host.lib.resources import walk_up
 
 CANDIDATES = ("AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from pi_context_agents_files.discovery import discover, render
-from pi_host import paths
+from pi_host.config import paths
+from pi_host.lib.resources import PerSession
 from pi_host.protocol.transcript import wrap_section
-from pi_host.resources import PerSession
 
 _sections: PerSession[dict[str, str]] = PerSession()
 

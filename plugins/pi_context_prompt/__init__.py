@@ -5,8 +5,8 @@ APPEND_SYSTEM.md append. See docs/context.md.
 """
 
 from pi_host import hookimpl
-from pi_host.lazy import forget_on_reload, lazy
-from pi_host.registrations import CliFlag, ContextSource
+from pi_host.lib.lazy import forget_on_reload, lazy
+from pi_host.plugins.registrations import CliFlag, ContextSource
 
 HEAD_ORDER = 10
 CWD_ORDER = 90

@@ -13,8 +13,8 @@ import os
 from functools import lru_cache
 from typing import Any
 
+from pi_host.lib.resources import string_list
 from pi_host.protocol.transcript import wrap_section
-from pi_host.resources import string_list
 
 PREAMBLE = (
     "You are a coding assistant working inside pi, a coding agent harness. You help the user by "

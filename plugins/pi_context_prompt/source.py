@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from pi_context_prompt.build import assemble, prompt_texts
-from pi_host import paths
-from pi_host.resources import PerSession
+from pi_host.config import paths
+from pi_host.lib.resources import PerSession
 
 _texts: PerSession[tuple[str | None, str | None]] = PerSession()
 

@@ -4,8 +4,8 @@ See docs/context.md. Flags: ``--skill <path>`` (repeatable), ``--no-skills`` / `
 """
 
 from pi_host import hookimpl
-from pi_host.lazy import forget_on_reload, lazy
-from pi_host.registrations import CliFlag, ContextSource
+from pi_host.lib.lazy import forget_on_reload, lazy
+from pi_host.plugins.registrations import CliFlag, ContextSource
 
 ORDER = 60
 """After project context (50), before the cwd section (90)."""

@@ -1,4 +1,4 @@
-"""The parsed-skill cache: :class:`pi_host.frontmatter.StatCache` in
+"""The parsed-skill cache: :class:`pi_host.lib.frontmatter.StatCache` in
 ``<pi-host cache dir>/skills-frontmatter.json``."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pi_host import paths
-from pi_host.frontmatter import StatCache
+from pi_host.config import paths
+from pi_host.lib.frontmatter import StatCache
 
 NAME = "skills-frontmatter"
 

@@ -16,8 +16,8 @@ import stat
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_host.frontmatter import read_frontmatter
-from pi_host.resources import ResourceLocations, absolute_path, agents_skill_dirs, parse_setting_entries
+from pi_host.lib.frontmatter import read_frontmatter
+from pi_host.lib.resources import ResourceLocations, absolute_path, agents_skill_dirs, parse_setting_entries
 
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024

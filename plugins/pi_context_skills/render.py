@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from pi_context_skills.discovery import Skill
-from pi_host.frontmatter import read_frontmatter
+from pi_host.lib.frontmatter import read_frontmatter
 
 _SKILL_COMMAND = re.compile(r"^/skill:(\S+)(?:\s+([\s\S]*))?$")
 

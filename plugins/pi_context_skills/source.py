@@ -7,9 +7,9 @@ from typing import Any
 
 from pi_context_skills.discovery import Discovery, Locations, discover
 from pi_context_skills.render import expand_skill_command, skills_section
-from pi_host import resources
+from pi_host.lib import resources
+from pi_host.lib.resources import PerSession
 from pi_host.protocol.transcript import wrap_section
-from pi_host.resources import PerSession
 
 _discoveries: PerSession[Discovery] = PerSession()
 

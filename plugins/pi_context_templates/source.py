@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from pi_context_templates.templates import Discovery, Locations, discover, expand
-from pi_host import resources
-from pi_host.resources import PerSession
+from pi_host.lib import resources
+from pi_host.lib.resources import PerSession
 
 _discoveries: PerSession[Discovery] = PerSession()
 
@@ -22,7 +22,7 @@ async def templates_for(ctx: Any) -> Discovery:
             if disabled
             else await resources.extension_paths(ctx, "promptPaths", _discoveries.reason(session))
         )
-        from pi_host.frontmatter import StatCache
+        from pi_host.lib.frontmatter import StatCache
 
         locations = Locations.for_session(
             ctx,

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_host.frontmatter import read_frontmatter
-from pi_host.resources import ResourceLocations, absolute_path, parse_setting_entries
+from pi_host.lib.frontmatter import read_frontmatter
+from pi_host.lib.resources import ResourceLocations, absolute_path, parse_setting_entries
 
 _COMMAND = re.compile(r"^/(\S+)(?:\s+([\s\S]*))?$")
 _PLACEHOLDER = re.compile(
@@ -117,7 +117,7 @@ class Locations(ResourceLocations):
 def discover(locations: Locations, cache: Any = None) -> Discovery:
     """Templates in precedence order; the first of a name wins (a warning names the loser).
 
-    ``cache`` (a :class:`pi_host.frontmatter.StatCache`) keeps each file's name, description and
+    ``cache`` (a :class:`pi_host.lib.frontmatter.StatCache`) keeps each file's name, description and
     hint while the file is unchanged; bodies are then read when a template is used.
     """
     result = Discovery()

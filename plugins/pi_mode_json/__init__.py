@@ -1,7 +1,7 @@
 """JSON mode (``--mode json``): the session header, then one JSON line per session event."""
 
 from pi_host import hookimpl
-from pi_host.registrations import Mode
+from pi_host.plugins.registrations import Mode
 
 
 async def run(request):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from pi_host.wire import encode_line
+from pi_host.lib.wire import encode_line
 
 
 async def run_json(request: Any) -> int:

@@ -1,7 +1,7 @@
 """Print mode (``pi -p``): only the final answer on stdout; errors on stderr, exit 1."""
 
 from pi_host import hookimpl
-from pi_host.registrations import Mode
+from pi_host.plugins.registrations import Mode
 
 
 async def run(request):

@@ -17,7 +17,7 @@ def _stream(model, context, options):
 
 @hookimpl
 def register_providers():
-    from pi_host.registrations import ProviderApi
+    from pi_host.plugins.registrations import ProviderApi
 
     return [ProviderApi(api=API, stream=_stream)]
 
@@ -27,7 +27,7 @@ def register_models():
     import json
     from pathlib import Path
 
-    from pi_host.registrations import ProviderInfo
+    from pi_host.plugins.registrations import ProviderInfo
 
     data = json.loads((Path(__file__).parent / "models.json").read_text(encoding="utf-8"))
     return [

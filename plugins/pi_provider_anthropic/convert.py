@@ -8,8 +8,8 @@ import sys
 from typing import Any
 
 from pi_host import __version__ as HOST_VERSION
-from pi_host.llm.tokens import apply_budget, clamp_max_tokens, clamp_thinking_level, thinking_budget
-from pi_host.llm.transform import scrub_surrogates, transform_messages
+from pi_host.lib.llm.tokens import apply_budget, clamp_max_tokens, clamp_thinking_level, thinking_budget
+from pi_host.lib.llm.transform import scrub_surrogates, transform_messages
 from pi_host.protocol.transcript import replay_system
 
 API_VERSION = "2023-06-01"

@@ -11,8 +11,8 @@ from typing import Any
 
 import orjson
 
-from pi_host.llm.builder import MessageBuilder, guard
-from pi_host.llm.http import apply_payload_hook, open_sse, request_headers, stream_event_hook
+from pi_host.lib.llm.builder import MessageBuilder, guard
+from pi_host.lib.llm.http import apply_payload_hook, open_sse, request_headers, stream_event_hook
 from pi_provider_anthropic.convert import (
     REDACTED_PLACEHOLDER,
     build_request,

@@ -6,7 +6,7 @@ response shape. With nothing scripted, the model echoes the last user message.
 """
 
 from pi_host import hookimpl
-from pi_host.registrations import ProviderApi, ProviderInfo
+from pi_host.plugins.registrations import ProviderApi, ProviderInfo
 from pi_provider_faux.script import add_responses, clear, requests, set_responses
 
 __all__ = ["add_responses", "clear", "requests", "set_responses"]

@@ -1,7 +1,7 @@
 """Streams a scripted response as AssistantMessageEvents, exactly as a real provider would: the
-events come from the shared :class:`~pi_host.llm.builder.MessageBuilder` (so tool-call arguments
+events come from the shared :class:`~pi_host.lib.llm.builder.MessageBuilder` (so tool-call arguments
 are best-effort partial dicts on every delta and parsed strictly at the end), wrapped in
-:func:`~pi_host.llm.builder.guard` (abort and failures end as one ``error`` event)."""
+:func:`~pi_host.lib.llm.builder.guard` (abort and failures end as one ``error`` event)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import asyncio
 import json
 from typing import Any
 
-from pi_host.abort import race
-from pi_host.llm.builder import MessageBuilder, guard
+from pi_host.lib.llm.builder import MessageBuilder, guard
 from pi_host.protocol import Usage
+from pi_host.protocol.abort import race
 from pi_provider_faux import script
 
 ABORTED = "Operation aborted"

@@ -15,7 +15,7 @@ def _stream(model, context, options):
 
 @hookimpl
 def register_providers():
-    from pi_host.registrations import ProviderApi
+    from pi_host.plugins.registrations import ProviderApi
 
     return [ProviderApi(api="google-generative-ai", stream=_stream)]
 
@@ -25,7 +25,7 @@ def register_models():
     import json
     from pathlib import Path
 
-    from pi_host.registrations import ProviderInfo
+    from pi_host.plugins.registrations import ProviderInfo
 
     data = json.loads((Path(__file__).parent / "catalog" / "google.json").read_text(encoding="utf-8"))
     return [

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pi_host.llm.tokens import clamp_thinking_level, map_level, thinking_budget
+from pi_host.lib.llm.tokens import clamp_thinking_level, map_level, thinking_budget
 from pi_host.protocol.transcript import replay_system
 
 TOOL_IMAGES_CAPTION = "Images returned by the tool call above:"

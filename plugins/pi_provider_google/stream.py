@@ -16,10 +16,10 @@ from typing import Any
 
 import orjson
 
-from pi_host.llm.builder import MessageBuilder, guard, sign_block
-from pi_host.llm.http import apply_payload_hook, open_sse, request_headers, stream_event_hook
-from pi_host.llm.tokens import clamp_max_tokens
-from pi_host.llm.transform import scrub_body, transform_messages
+from pi_host.lib.llm.builder import MessageBuilder, guard, sign_block
+from pi_host.lib.llm.http import apply_payload_hook, open_sse, request_headers, stream_event_hook
+from pi_host.lib.llm.tokens import clamp_max_tokens
+from pi_host.lib.llm.transform import scrub_body, transform_messages
 from pi_host.protocol import Usage
 from pi_provider_google.request import build_body
 

@@ -21,7 +21,7 @@ def _responses(model, context, options):
 
 @hookimpl
 def register_providers():
-    from pi_host.registrations import ProviderApi
+    from pi_host.plugins.registrations import ProviderApi
 
     return [
         ProviderApi(api="openai-completions", stream=_completions),

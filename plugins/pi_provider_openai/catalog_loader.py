@@ -11,7 +11,7 @@ CATALOG_DIR = Path(__file__).with_name("catalog")
 
 def provider_infos(directory: Path = CATALOG_DIR) -> list[Any]:
     """One :class:`ProviderInfo` per ``catalog/*.json`` file (sorted by file name)."""
-    from pi_host.registrations import ProviderInfo
+    from pi_host.plugins.registrations import ProviderInfo
 
     infos = []
     for path in sorted(directory.glob("*.json")):

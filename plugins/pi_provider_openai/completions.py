@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from pi_host.llm.builder import MessageBuilder, guard
-from pi_host.llm.http import apply_payload_hook, open_sse, stream_event_hook
+from pi_host.lib.llm.builder import MessageBuilder, guard
+from pi_host.lib.llm.http import apply_payload_hook, open_sse, stream_event_hook
 from pi_provider_openai import compat as compat_flags
 from pi_provider_openai.completions_request import build_body
 from pi_provider_openai.completions_stream import CompletionsParser

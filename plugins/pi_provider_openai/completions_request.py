@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pi_host.llm.tokens import apply_budget
+from pi_host.lib.llm.tokens import apply_budget
 from pi_host.protocol.transcript import patch_text, split_system
 from pi_provider_openai import thinking
 from pi_provider_openai.shared import add_sampling_params

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from pi_host.llm.builder import MessageBuilder, guard
-from pi_host.llm.http import apply_payload_hook, open_sse, stream_event_hook
+from pi_host.lib.llm.builder import MessageBuilder, guard
+from pi_host.lib.llm.http import apply_payload_hook, open_sse, stream_event_hook
 from pi_provider_openai.responses_request import build_body
 from pi_provider_openai.responses_stream import ResponsesParser
 from pi_provider_openai.shared import auth_headers, endpoint, loads, output_cap, scrub_body, transform

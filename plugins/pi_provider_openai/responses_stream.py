@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pi_host.llm.partial_json import parse_final
+from pi_host.lib.llm.partial_json import parse_final
 from pi_host.protocol import Usage
 from pi_provider_openai.responses_request import text_signature
 

@@ -1,6 +1,6 @@
 """Small pieces both OpenAI APIs use: the key header, the output cap, the cross-model transform
 call, Mistral tool-call ids, JSON decoding of stream data. Headers and surrogate scrubbing come
-from the shared provider layer (``pi_host.llm``)."""
+from the shared provider layer (``pi_host.lib.llm``)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import orjson
 
-from pi_host.llm.http import request_headers
-from pi_host.llm.transform import scrub_body, short_hash
+from pi_host.lib.llm.http import request_headers
+from pi_host.lib.llm.transform import scrub_body, short_hash
 
 loads = orjson.loads
 
@@ -35,7 +35,7 @@ def mistral_tool_id(call_id: str, model: Any = None, source: Any = None) -> str:
 
 def output_cap(model: Any, messages: list[Any], options: Any) -> int:
     """The output-token cap (reference §3.2): the requested or model cap fitted to the window."""
-    from pi_host.llm.tokens import clamp_max_tokens
+    from pi_host.lib.llm.tokens import clamp_max_tokens
 
     return int(clamp_max_tokens(model, messages, options.max_tokens or None))
 
@@ -43,7 +43,7 @@ def output_cap(model: Any, messages: list[Any], options: Any) -> int:
 def transform(model: Any, messages: list[Any], normalize_id: Any = "auto") -> list[Any]:
     """The cross-model transform (reference §3.7) from the shared provider layer; ``"auto"``
     picks the id rule for ``model.api``."""
-    from pi_host.llm.transform import transform_messages
+    from pi_host.lib.llm.transform import transform_messages
 
     return transform_messages(messages, model, normalize_id)
 

@@ -1,11 +1,11 @@
 """Thinking levels for OpenAI-style APIs, on top of the shared helpers in
-:mod:`pi_host.llm.tokens` (reference §3.2)."""
+:mod:`pi_host.lib.llm.tokens` (reference §3.2)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pi_host.llm.tokens import clamp_thinking_level, map_level, thinking_budget
+from pi_host.lib.llm.tokens import clamp_thinking_level, map_level, thinking_budget
 
 
 def clamp_level(model: Any, level: str | None) -> str:

@@ -4,7 +4,7 @@ Thin on purpose: the implementation is imported only when a session is opened or
 """
 
 from pi_host import hookimpl
-from pi_host.registrations import SessionStoreFactory
+from pi_host.plugins.registrations import SessionStoreFactory
 
 
 def _open(options):

@@ -3,7 +3,7 @@
 Reading is one pass over the bytes: fixed-size chunks are split on ``\\n`` and each line is parsed
 with orjson (stdlib json only as the fallback for what orjson refuses, such as integers beyond 64
 bits). The garbage collector is paused while the parsed dicts pile up and they are frozen after
-(:func:`pi_host.session_tree.bulk_allocation`): with tens of thousands of entries its repeated
+(:func:`pi_host.lib.sessions.tree.bulk_allocation`): with tens of thousands of entries its repeated
 full scans cost more than the parsing itself.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from pi_host.session_tree import bulk_allocation
+from pi_host.lib.sessions.tree import bulk_allocation
 
 CHUNK_SIZE = 4 * 1024 * 1024
 

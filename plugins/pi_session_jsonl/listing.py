@@ -11,8 +11,8 @@ from typing import Any, TextIO
 
 import orjson
 
-from pi_host.session_store import SessionOpenError, iso_timestamp
-from pi_host.session_tree import iso_to_ms, session_info_name
+from pi_host.lib.sessions.store import SessionOpenError, iso_timestamp
+from pi_host.lib.sessions.tree import iso_to_ms, session_info_name
 from pi_session_jsonl import jsonl
 from pi_session_jsonl.jsonl import parse_line
 

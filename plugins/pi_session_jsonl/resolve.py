@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from pi_host.session_store import (
+from pi_host.lib.sessions.store import (
     MemoryStore,
     SessionOpenError,
     StoreOptions,

@@ -19,7 +19,7 @@ import shutil
 from collections.abc import Callable
 from typing import Any
 
-from pi_host.session_store import (
+from pi_host.lib.sessions.store import (
     SESSION_VERSION,
     SessionOpenError,
     SessionWriteError,
@@ -27,7 +27,7 @@ from pi_host.session_store import (
     new_header,
     stderr_warn,
 )
-from pi_host.session_tree import fresh_id
+from pi_host.lib.sessions.tree import fresh_id
 from pi_session_jsonl import jsonl
 from pi_session_jsonl.paths import ensure_dir, session_file_name
 

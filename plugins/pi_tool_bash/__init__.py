@@ -1,6 +1,6 @@
 """Built-in ``bash`` tool: shell commands with streamed, bounded output (reference §5.5).
 
-``create_tool(shell=...)`` is this package's public API: pass a ``pi_host.toolkit.Shell`` to run
+``create_tool(shell=...)`` is this package's public API: pass a ``pi_host.lib.toolkit.Shell`` to run
 commands somewhere else (over SSH, in a container) with the same output handling.
 """
 

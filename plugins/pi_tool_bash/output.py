@@ -12,7 +12,7 @@ import secrets
 import tempfile
 from typing import Any
 
-from pi_host.toolkit import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, Truncation, format_size, tail_of
+from pi_host.lib.toolkit import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, Truncation, format_size, tail_of
 
 STRUCTURED_HALF = 512 * 1024
 

@@ -8,10 +8,10 @@ import os
 import time
 from typing import Any
 
-from pi_host.abort import AbortSignal
+from pi_host.lib.toolkit import LocalShell, Shell, agent_dir, setting
+from pi_host.loop.tools import OnUpdate, Tool, ToolContext, ToolError, ToolResult
 from pi_host.protocol import TextContent
-from pi_host.toolkit import LocalShell, Shell, agent_dir, setting
-from pi_host.tools import OnUpdate, Tool, ToolContext, ToolError, ToolResult
+from pi_host.protocol.abort import AbortSignal
 from pi_tool_bash.output import OutputCollector
 
 MAX_TIMEOUT_SECONDS = 2147483.647

@@ -1,6 +1,6 @@
 """Built-in ``edit`` tool: exact-text replacements in one file (reference §5.4).
 
-``create_tool(fs=...)`` is this package's public API: pass a ``pi_host.toolkit.FileSystem`` to
+``create_tool(fs=...)`` is this package's public API: pass a ``pi_host.lib.toolkit.FileSystem`` to
 edit files somewhere else with the same matching rules.
 """
 

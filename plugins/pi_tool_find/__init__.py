@@ -1,6 +1,6 @@
 """Built-in ``find`` tool: glob search honouring .gitignore (reference §5.7).
 
-``create_tool(fs=...)`` is this package's public API: pass a ``pi_host.toolkit.FileSystem`` to
+``create_tool(fs=...)`` is this package's public API: pass a ``pi_host.lib.toolkit.FileSystem`` to
 search a tree somewhere else with the same rules.
 """
 

@@ -1,7 +1,7 @@
 """Built-in ``grep`` tool: content search with ripgrep (reference §5.6).
 
 ``create_tool(fs=..., searcher=...)`` is this package's public API: pass a
-``pi_host.toolkit.Searcher`` (and ``FileSystem``) to search somewhere else.
+``pi_host.lib.toolkit.Searcher`` (and ``FileSystem``) to search somewhere else.
 """
 
 from pi_host import hookimpl

@@ -13,8 +13,7 @@ import os
 import posixpath
 from typing import Any
 
-from pi_host.abort import AbortSignal
-from pi_host.toolkit import (
+from pi_host.lib.toolkit import (
     DEFAULT_MAX_BYTES,
     FileSystem,
     LocalFileSystem,
@@ -27,7 +26,8 @@ from pi_host.toolkit import (
     truncate_line,
     with_notices,
 )
-from pi_host.tools import OnUpdate, Tool, ToolContext, ToolError, ToolResult
+from pi_host.loop.tools import OnUpdate, Tool, ToolContext, ToolError, ToolResult
+from pi_host.protocol.abort import AbortSignal
 
 DEFAULT_LIMIT = 100
 

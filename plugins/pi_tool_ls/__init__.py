@@ -1,6 +1,6 @@
 """Built-in ``ls`` tool: directory listing (reference §5.8).
 
-``create_tool(fs=...)`` is this package's public API: pass a ``pi_host.toolkit.FileSystem`` to
+``create_tool(fs=...)`` is this package's public API: pass a ``pi_host.lib.toolkit.FileSystem`` to
 list directories somewhere else.
 """
 

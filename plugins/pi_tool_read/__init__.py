@@ -1,6 +1,6 @@
 """Built-in ``read`` tool: file contents for the model, text or image (reference §5.2).
 
-``create_tool(fs=...)`` is this package's public API: pass a ``pi_host.toolkit.FileSystem`` to
+``create_tool(fs=...)`` is this package's public API: pass a ``pi_host.lib.toolkit.FileSystem`` to
 read files somewhere else (over SSH, in a container) with the same behaviour.
 """
 

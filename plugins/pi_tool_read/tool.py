@@ -10,9 +10,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from pi_host.abort import AbortSignal
-from pi_host.protocol import ImageContent, TextContent
-from pi_host.toolkit import (
+from pi_host.lib.toolkit import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
     FileSystem,
@@ -26,7 +24,9 @@ from pi_host.toolkit import (
     setting,
     with_notices,
 )
-from pi_host.tools import OnUpdate, Tool, ToolContext, ToolError, ToolResult
+from pi_host.loop.tools import OnUpdate, Tool, ToolContext, ToolError, ToolResult
+from pi_host.protocol import ImageContent, TextContent
+from pi_host.protocol.abort import AbortSignal
 
 BINARY_SNIFF_BYTES = 8192
 

@@ -1,6 +1,6 @@
 """Built-in ``write`` tool: create or overwrite a file (reference §5.3).
 
-``create_tool(fs=...)`` is this package's public API: pass a ``pi_host.toolkit.FileSystem`` to
+``create_tool(fs=...)`` is this package's public API: pass a ``pi_host.lib.toolkit.FileSystem`` to
 write files somewhere else with the same behaviour.
 """
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pi_host.abort import AbortSignal
-from pi_host.toolkit import FileSystem, LocalFileSystem, file_mutation_lock, os_error_text, resolve_path
-from pi_host.tools import OnUpdate, Tool, ToolContext, ToolError, ToolResult
+from pi_host.lib.toolkit import FileSystem, LocalFileSystem, file_mutation_lock, os_error_text, resolve_path
+from pi_host.loop.tools import OnUpdate, Tool, ToolContext, ToolError, ToolResult
+from pi_host.protocol.abort import AbortSignal
 
 
 class WriteTool(Tool):

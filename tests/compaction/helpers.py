@@ -9,9 +9,9 @@ import pi_provider_faux as faux
 
 import pi_host
 from pi_host import hookimpl
+from pi_host.lib.sessions.store import MemoryStore
+from pi_host.loop.tools import Tool, ToolResult
 from pi_host.protocol import TextContent
-from pi_host.session_store import MemoryStore
-from pi_host.tools import Tool, ToolResult
 
 SMALL_SETTINGS = {
     "compaction": {"modelOverrides": {"faux/faux-small": {"reserveTokens": 2000, "keepRecentTokens": 1500}}},

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from pi_host import hookimpl
-from pi_host.agent.convert import BRANCH_PREFIX
-from pi_host.compaction import EMPTY_BRANCH_SUMMARY, CompactionError
-from pi_host.compaction.branch import select_branch_messages
+from pi_host.lib.compaction import EMPTY_BRANCH_SUMMARY, CompactionError
+from pi_host.lib.compaction.branch import select_branch_messages
+from pi_host.loop.convert import BRANCH_PREFIX
 from tests.compaction.entries import Chain
 from tests.compaction.helpers import Router, collect, small_session
 

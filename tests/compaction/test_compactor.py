@@ -6,9 +6,9 @@ import pi_provider_faux as faux
 import pytest
 
 from pi_host import hookimpl
-from pi_host.agent.convert import COMPACTION_PREFIX
-from pi_host.compaction import CompactionError
-from pi_host.compaction.compactor import RECOVERY_EXHAUSTED
+from pi_host.lib.compaction import CompactionError
+from pi_host.lib.compaction.compactor import RECOVERY_EXHAUSTED
+from pi_host.loop.convert import COMPACTION_PREFIX
 from tests.compaction.helpers import Router, collect, dump_call, small_session, types
 
 OVERFLOW = {"error": "400 prompt is too long: 9100 tokens > 8000 maximum"}

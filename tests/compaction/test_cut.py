@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pi_host.compaction import (
+from pi_host.lib.compaction import (
     ALREADY_COMPACTED,
     NOTHING_TO_COMPACT,
     CompactionSettings,

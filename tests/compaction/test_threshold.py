@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pi_host.compaction import (
+from pi_host.lib.compaction import (
     CompactionSettings,
     CompactionSettingsError,
     branch_context_tokens,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pi_host
 from pi_host import hookimpl
-from pi_host.tools import Tool, ToolResult
+from pi_host.loop.tools import Tool, ToolResult
 
 
 class FakeRead(Tool):

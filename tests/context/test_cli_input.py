@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from pi_host.cli_input import InputFileError, compose_prompt
+from pi_host.cli.input import InputFileError, compose_prompt
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="

@@ -1,8 +1,8 @@
-"""YAML frontmatter splitting (pi_host.frontmatter)."""
+"""YAML frontmatter splitting (pi_host.lib.frontmatter)."""
 
 from __future__ import annotations
 
-from pi_host.frontmatter import parse_frontmatter
+from pi_host.lib.frontmatter import parse_frontmatter
 
 
 def test_basic_split():

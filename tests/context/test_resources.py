@@ -1,9 +1,9 @@
-"""pi_host.resources: the pieces the skills and prompt-template sources share."""
+"""pi_host.lib.resources: the pieces the skills and prompt-template sources share."""
 
 import gc
 import os
 
-from pi_host import lazy, resources
+from pi_host.lib import lazy, resources
 
 
 def test_setting_entries_split_into_paths_and_exclusions(tmp_path):

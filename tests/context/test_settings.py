@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from pi_host import settings as st
+from pi_host.config import settings as st
 
 
 def write(path, data):

@@ -11,7 +11,7 @@ import pytest
 from ctx_helpers import make_session
 
 from pi_host import hookimpl
-from pi_host.registrations import ContextSource
+from pi_host.plugins.registrations import ContextSource
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "system_prompt.json"
 

@@ -134,7 +134,7 @@ def test_settings_globs_expand(isolated_environment, tmp_path):
 
 
 def test_parse_cache_gives_same_templates_and_sees_edits(isolated_environment, tmp_path):
-    from pi_host.frontmatter import StatCache
+    from pi_host.lib.frontmatter import StatCache
 
     path = tmp_path / "p" / "fix.md"
     write(path, "---\ndescription: Fix it\nargument-hint: <file>\n---\nFix $1")

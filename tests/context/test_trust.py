@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from pi_host import trust
+from pi_host.config import trust
 
 
 def make_project(work):

@@ -12,8 +12,8 @@ import pytest
 
 import pi_host
 from pi_host import hookimpl
+from pi_host.loop.tools import Tool, ToolResult
 from pi_host.protocol import TextContent
-from pi_host.tools import Tool, ToolResult
 from tests.example_install import pip_install_example
 
 

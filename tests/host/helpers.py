@@ -7,8 +7,8 @@ from typing import Any
 
 import pi_host
 from pi_host import hookimpl
+from pi_host.loop.tools import Tool, ToolError, ToolResult
 from pi_host.protocol import TextContent
-from pi_host.tools import Tool, ToolError, ToolResult
 
 
 class EchoTool(Tool):
@@ -47,7 +47,7 @@ class SleepTool(Tool):
 
     async def execute(self, tool_call_id, args, signal, on_update, ctx):
         self.log.append(f"start:{args.get('label')}")
-        await pi_host.abort.race(signal, asyncio.sleep(args.get("seconds", 0)))
+        await pi_host.protocol.abort.race(signal, asyncio.sleep(args.get("seconds", 0)))
         self.log.append(f"end:{args.get('label')}")
         return ToolResult(content=[TextContent(text=str(args.get("label")))])
 

@@ -17,7 +17,7 @@ BIN = Path(sys.executable).parent
 
 TOOL_PLUGIN = """
 from pi_host import hookimpl
-from pi_host.tools import Tool, ToolResult
+from pi_host.loop.tools import Tool, ToolResult
 from pi_host.protocol import TextContent
 
 

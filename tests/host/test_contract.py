@@ -266,7 +266,7 @@ def test_a_raising_command_is_named_after_its_plugin(tmp_path):
         tmp_path / "cmds.py",
         """
         from pi_host import hookimpl
-        from pi_host.registrations import Command
+        from pi_host.plugins.registrations import Command
 
         def explode(args, ctx):
             raise RuntimeError("command exploded")
@@ -283,7 +283,7 @@ def test_a_raising_command_is_named_after_its_plugin(tmp_path):
 
 COMPACT_COMMAND = """
 from pi_host import hookimpl
-from pi_host.registrations import Command
+from pi_host.plugins.registrations import Command
 
 async def compact_now(args, ctx):
     await ctx.compact()
@@ -396,7 +396,7 @@ import json
 import os
 
 from pi_host import hookimpl
-from pi_host.registrations import Command
+from pi_host.plugins.registrations import Command
 
 LOG = os.environ["PI_TEST_HOOK_LOG"]
 
@@ -438,7 +438,7 @@ def register_commands():
 
 
 def test_every_declared_event_hook_fires(isolated_environment, tmp_path):
-    from pi_host import hookspecs
+    from pi_host.plugins import hookspecs
 
     work, agent = isolated_environment["work"], isolated_environment["agent"]
     declared = sorted(name for name in dir(hookspecs) if name.startswith("on_"))
@@ -558,7 +558,7 @@ import os
 import pathlib
 
 from pi_host import hookimpl
-from pi_host.registrations import CliFlag
+from pi_host.plugins.registrations import CliFlag
 
 pathlib.Path(os.environ["PI_TEST_MARKER"]).write_text("imported")
 
@@ -657,7 +657,7 @@ def test_a_third_party_mode_is_selectable_by_name(tmp_path):
         tmp_path / "shoutmode.py",
         """
         from pi_host import hookimpl
-        from pi_host.registrations import Mode
+        from pi_host.plugins.registrations import Mode
 
         async def run(request):
             for prompt in request.prompts:

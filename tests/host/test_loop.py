@@ -459,7 +459,7 @@ async def test_messages_are_persisted_as_they_end():
 
 
 async def test_changed_sections_and_tools_are_declared_as_a_patch():
-    from pi_host.registrations import ContextSource
+    from pi_host.plugins.registrations import ContextSource
 
     state = {"note": "first"}
 

@@ -9,9 +9,9 @@ import textwrap
 import pytest
 
 from pi_host import hookimpl
-from pi_host.bootstrap import build_host
-from pi_host.plugin_host import PluginError, PluginHost, PluginRecord
-from pi_host.plugin_loading import LoadOptions, entry_points, load_plugins
+from pi_host.plugins.dispatch import PluginError, PluginHost, PluginRecord
+from pi_host.plugins.loading import LoadOptions, entry_points, load_plugins
+from pi_host.plugins.selection import build_host
 
 ORDER_PLUGIN = """
 from pi_host import hookimpl

@@ -9,9 +9,9 @@ from anthropic_helpers import model_for, run, simple_context
 from pi_provider_anthropic.stream import stream
 from sse_server import DROP, FIXTURES, STALL, Reply
 
-from pi_host.abort import AbortController
-from pi_host.llm.overflow import is_retryable_error
 from pi_host.protocol import StreamOptions
+from pi_host.protocol.abort import AbortController
+from pi_host.protocol.failures import is_retryable_error
 
 TEXT = (FIXTURES / "anthropic" / "anthropic_text.sse").read_bytes()
 HEAD = TEXT[: TEXT.index(b"event: content_block_stop")]

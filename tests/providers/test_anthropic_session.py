@@ -8,8 +8,8 @@ from sse_server import Reply, sse_events
 
 import pi_host
 from pi_host import hookimpl
+from pi_host.loop.tools import Tool, ToolResult
 from pi_host.protocol import TextContent
-from pi_host.tools import Tool, ToolResult
 
 
 class Upper(Tool):

@@ -187,7 +187,7 @@ async def test_no_retry_by_default_and_none_for_400(sse_server):
     ],
 )
 async def test_stop_reason_mapping(sse_server, raw, stop, overflow):
-    from pi_host.llm.overflow import is_context_overflow
+    from pi_host.protocol.failures import is_context_overflow
 
     data = (
         (FIXTURES / "anthropic" / "anthropic_text.sse")

@@ -10,8 +10,8 @@ import time
 import pi_provider_faux as faux
 from pi_provider_faux.stream import stream
 
-from pi_host.abort import AbortController
 from pi_host.protocol import LlmContext, Model, StreamOptions, UserMessage
+from pi_host.protocol.abort import AbortController
 
 MODEL = Model(id="faux-1", api="faux", provider="faux")
 

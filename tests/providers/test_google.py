@@ -250,7 +250,7 @@ async def test_abort_mid_stream_is_prompt(sse):
 
     from sse_server import FIXTURES, STALL
 
-    from pi_host.abort import AbortController
+    from pi_host.protocol.abort import AbortController
 
     raw = (FIXTURES / "google/google_tools.sse").read_bytes()
     sse.enqueue(Reply(parts=[raw[: raw.index(b"data: ", 400)], STALL]))

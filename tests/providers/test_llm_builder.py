@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pi_host.llm.builder import MessageBuilder
-from pi_host.llm.partial_json import parse_final, parse_partial, repair_json
-from pi_host.llm.usage import calculate_cost
+from pi_host.lib.llm.builder import MessageBuilder
+from pi_host.lib.llm.partial_json import parse_final, parse_partial, repair_json
+from pi_host.lib.llm.usage import calculate_cost
 from pi_host.protocol import Model, Usage
 
 MODEL = Model.model_validate(
@@ -192,7 +192,7 @@ def test_incremental_partial_object_matches_full_reparse(ensure_ascii):
     import json
     import random
 
-    from pi_host.llm.partial_json import PartialObject
+    from pi_host.lib.llm.partial_json import PartialObject
 
     rng = random.Random(7)
     docs = [
@@ -231,7 +231,7 @@ def test_escapes_split_across_deltas_stay_on_the_fast_path(step):
     only ``\\u`` escapes (here: none) or structural characters need a full parse."""
     import json
 
-    from pi_host.llm.partial_json import PartialObject
+    from pi_host.lib.llm.partial_json import PartialObject
 
     body = 'print("a\\tb")\n\\path\\to\tx = "q"\n' * 40
     text = json.dumps({"path": "a.py", "content": body})

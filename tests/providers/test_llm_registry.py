@@ -11,9 +11,9 @@ import pi_provider_anthropic
 import pi_provider_faux
 import pytest
 
-from pi_host.llm.credentials import AuthStorage, file_lock, resolve_config_value
-from pi_host.model_registry import ModelNotFound, ModelRegistry
-from pi_host.plugin_host import PluginHost, PluginRecord
+from pi_host.config.credentials import AuthStorage, file_lock, resolve_config_value
+from pi_host.config.models import ModelNotFound, ModelRegistry
+from pi_host.plugins.dispatch import PluginHost, PluginRecord
 
 
 def make_registry(agent, models_json=None, auth=None):

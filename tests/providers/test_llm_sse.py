@@ -1,4 +1,4 @@
-"""The fast SSE reader (pi_host.llm.sse) against httpx-sse on the same bytes, cut everywhere."""
+"""The fast SSE reader (pi_host.lib.llm.sse) against httpx-sse on the same bytes, cut everywhere."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 from httpx_sse import EventSource
 from sse_server import FIXTURES, Reply
 
-from pi_host.llm.http import create_client, open_sse
-from pi_host.llm.sse import iter_batches, iter_events
+from pi_host.lib.llm.http import create_client, open_sse
+from pi_host.lib.llm.sse import iter_batches, iter_events
 from pi_host.protocol import StreamOptions
 
 SAMPLES = [

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from pi_host.llm.overflow import is_context_overflow, is_recoverable_length_stop, is_retryable_error
-from pi_host.llm.tokens import (
+from pi_host.lib.llm.tokens import (
     apply_budget,
     clamp_max_tokens,
     clamp_thinking_level,
     supported_levels,
     thinking_budget,
 )
-from pi_host.llm.transform import (
+from pi_host.lib.llm.transform import (
     IMAGE_PLACEHOLDER,
     normalize_anthropic_id,
     normalize_completions_id,
@@ -33,6 +32,7 @@ from pi_host.protocol import (
     Usage,
     UserMessage,
 )
+from pi_host.protocol.failures import is_context_overflow, is_recoverable_length_stop, is_retryable_error
 
 CLAUDE = Model(id="claude-x", provider="anthropic", api="anthropic-messages", input=["text", "image"])
 TEXT_ONLY = Model(id="local", provider="local", api="openai-completions", input=["text"])

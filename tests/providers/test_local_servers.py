@@ -16,7 +16,7 @@ from helpers_openai_google import (  # noqa: F401 - fixtures
 )
 from sse_server import Reply
 
-from pi_host.model_registry import ModelRegistry
+from pi_host.config.models import ModelRegistry
 from pi_host.sdk import build_host
 
 

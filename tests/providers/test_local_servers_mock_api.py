@@ -15,7 +15,7 @@ from helpers_openai_google import collect, context, final, make_model, options
 from pi_provider_openai.completions import stream_completions
 from pi_provider_openai.responses import stream_responses
 
-from pi_host.tools import Tool, ToolResult
+from pi_host.loop.tools import Tool, ToolResult
 
 mock_api = pytest.importorskip("llm_mock_api")
 

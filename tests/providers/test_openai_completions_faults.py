@@ -20,7 +20,7 @@ from helpers_openai_google import (  # noqa: F401 - fixtures
 from pi_provider_openai.completions import stream_completions
 from sse_server import DROP, FIXTURES, STALL, Reply
 
-from pi_host.abort import AbortController
+from pi_host.protocol.abort import AbortController
 
 FAST_RETRY = {"retry": {"maxRetries": 2, "baseDelayMs": 10, "maxRetryDelayMs": 5000}}
 
@@ -72,7 +72,7 @@ async def test_http_errors_end_in_one_error_event(sse, status, body, needle):
 
 
 async def test_context_overflow_text_is_recognised(sse):
-    from pi_host.llm.overflow import is_context_overflow
+    from pi_host.protocol.failures import is_context_overflow
 
     sse.enqueue(
         Reply.json(

@@ -1,6 +1,6 @@
 """Request pieces every adapter takes from the shared layer: the replayed system prompt
-(``pi_host.protocol.transcript``), configured headers (``pi_host.llm.http.request_headers``) and
-surrogate scrubbing (``pi_host.llm.transform.scrub_body``)."""
+(``pi_host.protocol.transcript``), configured headers (``pi_host.lib.llm.http.request_headers``) and
+surrogate scrubbing (``pi_host.lib.llm.transform.scrub_body``)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pi_provider_google.stream import prepare as prepare_google
 from pi_provider_openai.completions import prepare as prepare_completions
 from pi_provider_openai.responses import prepare as prepare_responses
 
-from pi_host.llm.http import request_headers
-from pi_host.llm.transform import scrub_body
+from pi_host.lib.llm.http import request_headers
+from pi_host.lib.llm.transform import scrub_body
 from pi_host.protocol import AssistantMessage, LlmContext, SystemMessage, TextContent, UserMessage
 from pi_host.protocol.transcript import patch_text, replay_system, split_system
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from pi_session_jsonl.store import JsonlStore
 
+from pi_host.lib.sessions.store import SessionOpenError, SessionWriteError
 from pi_host.protocol import UserMessage
-from pi_host.session_store import SessionOpenError, SessionWriteError
 
 from .helpers import assistant, entry, header, read_jsonl, roles, texts, tool_result, user, write_jsonl
 
@@ -259,7 +259,7 @@ def test_second_writer_is_refused_with_a_clear_message(tmp_path):
     code = textwrap.dedent(
         f"""
         from pi_session_jsonl.store import JsonlStore
-        from pi_host.session_store import SessionOpenError
+        from pi_host.lib.sessions.store import SessionOpenError
         try:
             JsonlStore.open_file({str(path)!r})
         except SessionOpenError as exc:
@@ -280,7 +280,7 @@ def test_concurrent_processes_never_interleave_lines(tmp_path):
         f"""
         import sys, time
         from pi_session_jsonl.store import JsonlStore
-        from pi_host.session_store import SessionOpenError
+        from pi_host.lib.sessions.store import SessionOpenError
         deadline = time.time() + 40
         while time.time() < deadline:
             try:
@@ -341,7 +341,7 @@ def test_unwritable_directory_fails_on_first_message_without_losing_memory(tmp_p
 def test_interrupted_tool_call_on_disk_is_closed_on_open_via_resolver(tmp_path):
     from pi_session_jsonl.resolve import open_store
 
-    from pi_host.session_store import StoreOptions
+    from pi_host.lib.sessions.store import StoreOptions
 
     path = write_jsonl(
         tmp_path / "s.jsonl",

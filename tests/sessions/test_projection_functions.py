@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pi_host import session_tree as st
+from pi_host.lib.sessions import tree as st
 
 from .helpers import assistant, entry, roles, user
 

@@ -13,8 +13,8 @@ from pi_session_jsonl import listing
 from pi_session_jsonl.paths import default_session_dir, encode_cwd
 from pi_session_jsonl.resolve import open_store
 
+from pi_host.lib.sessions.store import MemoryStore, SessionOpenError, StoreOptions
 from pi_host.protocol import UserMessage
-from pi_host.session_store import MemoryStore, SessionOpenError, StoreOptions
 
 from .helpers import read_jsonl
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from pi_host.lib.sessions.store import MemoryStore
+from pi_host.lib.sessions.tree import SessionTree
 from pi_host.protocol import AssistantMessage, UserMessage
-from pi_host.session_store import MemoryStore
-from pi_host.session_tree import SessionTree
 
 from .helpers import assistant, entry, roles, texts, tool_result, user
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from pi_host.abort import AbortController, AbortSignal
-from pi_host.tools import ToolContext, ToolResult
+from pi_host.loop.tools import ToolContext, ToolResult
+from pi_host.protocol.abort import AbortController, AbortSignal
 
 
 def text_of(result: ToolResult) -> str:

@@ -12,7 +12,7 @@ import time
 import pi_tool_bash
 import pytest
 
-from pi_host.abort import AbortController
+from pi_host.protocol.abort import AbortController
 
 from .helpers import run, run_error, text_of
 

@@ -6,7 +6,7 @@ import random
 
 from pi_tool_bash.output import OutputCollector
 
-from pi_host.toolkit import truncate_tail
+from pi_host.lib.toolkit import truncate_tail
 
 
 def feed(text: str, rng: random.Random) -> OutputCollector:

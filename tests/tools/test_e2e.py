@@ -6,7 +6,7 @@ import pi_provider_faux
 import pytest
 
 import pi_host
-from pi_host.toolkit import find_ripgrep
+from pi_host.lib.toolkit import find_ripgrep
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pi_tool_grep
 import pytest
 
-from pi_host.toolkit import find_ripgrep
+from pi_host.lib.toolkit import find_ripgrep
 
 from .helpers import run, run_error, text_of
 

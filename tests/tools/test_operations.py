@@ -15,7 +15,7 @@ import pi_tool_ls
 import pi_tool_read
 import pi_tool_write
 
-from pi_host.toolkit import DirEntry, ExecResult, FileInfo, FileSystem, Searcher, SearchResult, Shell
+from pi_host.lib.toolkit import DirEntry, ExecResult, FileInfo, FileSystem, Searcher, SearchResult, Shell
 
 from .helpers import run, run_error, text_of
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from pi_host.toolkit import read_path_candidates, resolve_path
+from pi_host.lib.toolkit import read_path_candidates, resolve_path
 
 
 def test_at_prefix_and_relative(tmp_path):

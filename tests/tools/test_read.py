@@ -224,8 +224,8 @@ def test_images_without_pillow_pass_through_or_are_omitted(tmp_path):
     big.write_bytes(PNG_1X1[:16] + b"\0" * (5 * 1024 * 1024))
     script = (
         "import sys, asyncio; sys.modules['PIL'] = None\n"
-        "from pi_host.abort import AbortController\n"
-        "from pi_host.tools import ToolContext\n"
+        "from pi_host.protocol.abort import AbortController\n"
+        "from pi_host.loop.tools import ToolContext\n"
         "import pi_tool_read\n"
         "async def main():\n"
         "    tool = pi_tool_read.create_tool()\n"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pi_host.toolkit import (
+from pi_host.lib.toolkit import (
     format_size,
     split_lines,
     tail_of,

@@ -12,7 +12,7 @@ to compact and where to cut, and hands the strategy a preparation with the messa
 from __future__ import annotations
 
 from pi_host import hookimpl
-from pi_host.registrations import CompactionStrategy
+from pi_host.plugins.registrations import CompactionStrategy
 
 __version__ = "0.1.0"
 NAME = "requests-only"

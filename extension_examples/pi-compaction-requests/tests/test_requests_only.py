@@ -7,9 +7,9 @@ import pi_provider_faux as faux
 from pi_compaction_requests.summary import compaction_summary, user_requests
 
 import pi_host
-from pi_host.compaction import CompactionSettings, prepare_compaction
+from pi_host.lib.compaction import CompactionSettings, prepare_compaction
+from pi_host.lib.sessions.store import MemoryStore
 from pi_host.protocol import TextContent, UserMessage
-from pi_host.session_store import MemoryStore
 
 
 def entry(n, message):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from pi_host import hookimpl
-from pi_host.registrations import CliFlag, Command
+from pi_host.plugins.registrations import CliFlag, Command
 
 __version__ = "0.1.0"
 

@@ -1,0 +1,83 @@
+"""Module paths of the flat layout (before pi-host 0.2), kept working for plugins.
+
+``import pi_host.llm.http`` gives the very module object ``pi_host.lib.llm.http`` is, so classes,
+module state and monkeypatching stay the same whichever name a plugin uses. A meta-path finder
+placed first answers only for the names below (and their submodules); every other import passes
+through untouched after one string check.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import sys
+from typing import Any
+
+MOVED: dict[str, str] = {
+    "pi_host.abort": "pi_host.protocol.abort",
+    "pi_host.agent": "pi_host.loop",
+    "pi_host.bootstrap": "pi_host.plugins.selection",
+    "pi_host.cli_input": "pi_host.cli.input",
+    "pi_host.compaction": "pi_host.lib.compaction",
+    "pi_host.extension_context": "pi_host.session.context",
+    "pi_host.frontmatter": "pi_host.lib.frontmatter",
+    "pi_host.hookspecs": "pi_host.plugins.hookspecs",
+    "pi_host.lazy": "pi_host.lib.lazy",
+    "pi_host.llm": "pi_host.lib.llm",
+    "pi_host.llm.credentials": "pi_host.config.credentials",
+    "pi_host.llm.overflow": "pi_host.protocol.failures",
+    "pi_host.model_registry": "pi_host.config.models",
+    "pi_host.paths": "pi_host.config.paths",
+    "pi_host.plugin_host": "pi_host.plugins.dispatch",
+    "pi_host.plugin_loading": "pi_host.plugins.loading",
+    "pi_host.protocol.events": "pi_host.protocol.stream",
+    "pi_host.registrations": "pi_host.plugins.registrations",
+    "pi_host.resources": "pi_host.lib.resources",
+    "pi_host.session_bridge": "pi_host.session.bridge",
+    "pi_host.session_retry": "pi_host.session.retry",
+    "pi_host.session_store": "pi_host.lib.sessions.store",
+    "pi_host.session_tree": "pi_host.lib.sessions.tree",
+    "pi_host.settings": "pi_host.config.settings",
+    "pi_host.settings_schema": "pi_host.config.settings_schema",
+    "pi_host.system_prompt": "pi_host.session.system_prompt",
+    "pi_host.toolkit": "pi_host.lib.toolkit",
+    "pi_host.tools": "pi_host.loop.tools",
+    "pi_host.trust": "pi_host.config.trust",
+    "pi_host.wire": "pi_host.lib.wire",
+}
+"""Old module path -> current one. A longer entry wins over a shorter one it extends."""
+
+
+def current_name(name: str) -> str | None:
+    """The current path of an old module name, or None when ``name`` was not moved."""
+    head = name
+    while True:
+        target = MOVED.get(head)
+        if target is not None:
+            return target + name[len(head) :]
+        head, dot, _ = head.rpartition(".")
+        if not dot or head == "pi_host":
+            return None
+
+
+class _AliasLoader:
+    """Finder and loader at once (duck-typed: importlib.abc costs start-up time)."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if not fullname.startswith("pi_host.") or current_name(fullname) is None:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self)
+
+    def create_module(self, spec: Any) -> Any:
+        module = importlib.import_module(current_name(spec.name) or spec.name)
+        spec.loader_state = module.__spec__
+        return module
+
+    def exec_module(self, module: Any) -> None:
+        # The import system has just stamped the alias spec on the real module: put its own back.
+        module.__spec__ = module.__spec__.loader_state
+
+
+def install() -> None:
+    if not any(isinstance(finder, _AliasLoader) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _AliasLoader())

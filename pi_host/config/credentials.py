@@ -1,0 +1,204 @@
+"""Credentials: config-value syntax and ``auth.json`` (reference §3.10).
+
+Config values (models.json ``apiKey`` and header values, auth.json ``key``):
+
+* ``!command``  run through the shell (10 s timeout); trimmed stdout, or unresolved when the
+  output is empty, the exit status non-zero or the time runs out;
+* otherwise ``$NAME`` / ``${NAME}`` come from the environment (an unset variable leaves the whole
+  value unresolved), ``$$`` is ``$``, ``$!`` is ``!``, everything else is literal.
+
+``auth.json`` lives in the agent dir, is created with mode 0600 and is written under a lock
+compatible with pi's (a ``auth.json.lock`` directory), so pi and pi-host can share it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import time
+from collections.abc import Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from pi_host.config import paths
+
+COMMAND_TIMEOUT_S = 10
+_VAR = re.compile(r"\$(\$|!|\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_command_cache: dict[str, str | None] = {}
+
+
+class _Unresolved(Exception):
+    pass
+
+
+def run_command(command: str) -> str | None:
+    try:
+        done = subprocess.run(
+            command,
+            shell=True,
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+        )
+    except (subprocess.TimeoutExpired, OSError):
+        return None
+    value = done.stdout.strip()
+    if done.returncode != 0 or not value:
+        return None
+    return value
+
+
+def resolve_config_value(
+    value: str | None, env: Mapping[str, str] | None = None, *, cache_commands: bool = False
+) -> str | None:
+    """The resolved value, or None when it cannot be resolved (see the module doc)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        return str(value)
+    if value.startswith("!"):
+        command = value[1:]
+        if cache_commands and command in _command_cache:
+            return _command_cache[command]
+        result = run_command(command)
+        if cache_commands:
+            _command_cache[command] = result
+        return result
+    environ = os.environ if env is None else env
+
+    def substitute(match: re.Match[str]) -> str:
+        token = match.group(1)
+        if token == "$":
+            return "$"
+        if token == "!":
+            return "!"
+        name = match.group(2) or match.group(3)
+        found = environ.get(name)
+        if found is None or found == "":
+            raise _Unresolved(name)
+        return found
+
+    try:
+        resolved = _VAR.sub(substitute, value)
+    except _Unresolved:
+        return None
+    return resolved or None
+
+
+def resolve_headers(
+    headers: Mapping[str, str] | None, env: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Header values resolved like config values; unresolved headers are left out."""
+    out: dict[str, str] = {}
+    for name, value in (headers or {}).items():
+        resolved = resolve_config_value(value, env)
+        if resolved is not None:
+            out[name] = resolved
+    return out
+
+
+# --- auth.json -------------------------------------------------------------------------------------
+
+
+def auth_path() -> str:
+    return os.path.join(paths.agent_dir(), "auth.json")
+
+
+@contextmanager
+def file_lock(path: str, stale_s: float = 10.0, wait_s: float = 10.0):
+    """A ``<path>.lock`` directory lock (the scheme pi's lockfile library uses)."""
+    lock = path + ".lock"
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            os.mkdir(lock)
+            break
+        except FileExistsError:
+            try:
+                if time.time() - os.stat(lock).st_mtime > stale_s:
+                    os.rmdir(lock)  # a crashed writer left it behind
+                    continue
+            except OSError:
+                continue
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"could not lock {path} (remove {lock} if no other pi is running)"
+                ) from None
+            time.sleep(0.05)
+    try:
+        yield
+    finally:
+        try:
+            os.rmdir(lock)
+        except OSError:
+            pass
+
+
+class AuthStorage:
+    """Reads and writes ``auth.json`` (``{provider: {type: api_key|oauth, ...}}``)."""
+
+    def __init__(self, path: str | None = None) -> None:
+        self.path = path or auth_path()
+        self.problem: str | None = None
+
+    def read(self) -> dict[str, Any]:
+        try:
+            with open(self.path, encoding="utf-8") as handle:
+                data = json.load(handle)
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            self.problem = f"{self.path}: {exc}"
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def get(self, provider: str) -> dict[str, Any] | None:
+        entry = self.read().get(provider)
+        return entry if isinstance(entry, dict) else None
+
+    def _write(self, data: dict[str, Any]) -> None:
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        tmp = f"{self.path}.{os.getpid()}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2)
+            handle.write("\n")
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, self.path)
+
+    def update(self, provider: str, credential: dict[str, Any] | None) -> None:
+        """Store (or with None remove) one provider's credential, under the lock."""
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        with file_lock(self.path):
+            data = self.read()
+            if credential is None:
+                data.pop(provider, None)
+            else:
+                data[provider] = credential
+            self._write(data)
+
+    def set_api_key(self, provider: str, key: str) -> None:
+        self.update(provider, {"type": "api_key", "key": key})
+
+    def env_for(self, provider: str) -> dict[str, str]:
+        entry = self.get(provider) or {}
+        env = entry.get("env")
+        return {str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {}
+
+    def resolve_key(self, provider: str) -> tuple[bool, str | None]:
+        """``(stored, key)``: whether a credential is stored, and its resolved key."""
+        entry = self.get(provider)
+        if entry is None:
+            return False, None
+        kind = entry.get("type", "api_key")
+        if kind == "oauth":
+            access = entry.get("access")
+            expires = entry.get("expires")
+            if access and (not isinstance(expires, (int, float)) or expires > time.time() * 1000):
+                return True, str(access)
+            return True, None  # refreshing OAuth tokens is not implemented in pi-host
+        env = {**os.environ, **self.env_for(provider)}
+        return True, resolve_config_value(entry.get("key"), env, cache_commands=True)

@@ -1,0 +1,401 @@
+"""Which models exist, which API streams each, and which key to send.
+
+Provider plugins contribute APIs (``register_providers``) and catalog entries
+(``register_models``); ``<agent dir>/models.json`` adds custom providers and overrides
+(reference §3.11). Keys resolve in pi's order (reference §3.10): a runtime key (``--api-key``),
+then ``auth.json``, then the provider's models.json ``apiKey``, then environment variables.
+
+Model patterns (``--model``) follow pi: ``provider/id``, an exact id, then a case-insensitive
+substring of id or name (undated aliases preferred, then the newest id); a ``:level`` suffix
+selects a thinking level when it names one (ids such as ``qwen3:8b`` keep their colon).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+from typing import Any
+
+from pi_host.config import paths
+from pi_host.plugins.dispatch import PluginHost
+from pi_host.plugins.registrations import ProviderApi, ProviderInfo
+
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+
+DEFAULT_MODELS: dict[str, str] = {
+    "anthropic": "claude-opus-5-5",
+    "openai": "gpt-6.2-sol",
+    "google": "gemini-4-argon",
+    "faux": "faux-1",
+}
+"""The model picked when only a provider is known (else its first catalog model)."""
+
+PROVIDER_PREFERENCE = (
+    "anthropic",
+    "openai",
+    "google",
+    "openrouter",
+    "xai",
+    "groq",
+    "cerebras",
+    "mistral",
+    "deepseek",
+)
+
+_MODEL_FIELDS = (
+    "name api baseUrl reasoning thinkingLevelMap input inputLimits cost promptCache contextWindow maxTokens "
+    "samplingParams samplingParamsByThinkingLevel headers compat"
+).split()
+_DATED = re.compile(r"-\d{8}$|-\d{4}-\d{2}-\d{2}$")
+
+
+class ModelNotFound(LookupError):
+    pass
+
+
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """Object fields merge field by field; other values replace."""
+    out = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = {**out[key], **value}
+        else:
+            out[key] = value
+    return out
+
+
+def _fuzzy(needle: str, haystack: str) -> bool:
+    """Every character of ``needle`` appears in ``haystack`` in order (case-insensitive)."""
+    position = 0
+    haystack = haystack.lower()
+    for char in needle.lower():
+        position = haystack.find(char, position)
+        if position < 0:
+            return False
+        position += 1
+    return True
+
+
+def _tokens_short(value: int) -> str:
+    """1M, 1.05M, 200K, 16K, 8.2K, 512."""
+    if value >= 1_000_000:
+        return f"{round(value / 1_000_000, 2):g}M"
+    if value >= 10_000:
+        return f"{round(value / 1000)}K"
+    if value >= 1000:
+        return f"{round(value / 1000, 1):g}K"
+    return str(value)
+
+
+class ModelRegistry:
+    def __init__(self, host: PluginHost, models_json: str | None = None) -> None:
+        from pi_host.config.credentials import AuthStorage
+
+        self.apis: dict[str, Any] = {}
+        for item in host.collect("register_providers"):
+            if isinstance(item, ProviderApi):
+                self.apis[item.api] = item.stream
+        self._builtin: list[ProviderInfo] = [
+            i for i in host.collect("register_models") if isinstance(i, ProviderInfo)
+        ]
+        self.models_json_path = models_json or os.path.join(paths.agent_dir(), "models.json")
+        self.auth = AuthStorage()
+        self.runtime_keys: dict[str, str] = {}
+        self.problems: list[str] = []
+        self.reload()
+
+    # --- building the catalog ---------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """(Re)read models.json and rebuild the model list."""
+        from pi_host.config.settings import read_json_object
+
+        self.providers: dict[str, ProviderInfo] = {}
+        self.custom: dict[str, dict[str, Any]] = {}
+        self.problems = []
+        raw_models: dict[tuple[str, str], dict[str, Any]] = {}
+        for info in self._builtin:
+            self.providers[info.id] = info
+            for raw in info.models:
+                data = {"api": info.api, "provider": info.id, "baseUrl": info.base_url, **copy.deepcopy(raw)}
+                if info.headers and "headers" not in raw:
+                    data["headers"] = dict(info.headers)
+                if info.compat:
+                    data["compat"] = {**info.compat, **(raw.get("compat") or {})}
+                raw_models[(info.id, data["id"])] = data
+        config, error = read_json_object(self.models_json_path)
+        if error:
+            self.problems.append(error)
+        for provider_id, spec in (config.get("providers") or {}).items():
+            if not isinstance(spec, dict):
+                self.problems.append(f"{self.models_json_path}: provider {provider_id!r} must be an object")
+                continue
+            self._apply_provider(provider_id, spec, raw_models)
+        from pi_host.protocol import Model
+
+        models = []
+        for (provider_id, model_id), data in raw_models.items():
+            data.setdefault("name", model_id)
+            if not data.get("name"):
+                data["name"] = model_id
+            try:
+                models.append(Model.model_validate(data))
+            except ValueError as exc:
+                first = str(exc).splitlines()[0]
+                self.problems.append(f"{self.models_json_path}: model {provider_id}/{model_id}: {first}")
+        self._models = models
+
+    def _apply_provider(self, provider_id: str, spec: dict[str, Any], raw_models: dict) -> None:
+        where = f"{self.models_json_path}: provider {provider_id!r}"
+        builtin = self.providers.get(provider_id)
+        self.custom[provider_id] = spec
+        provider_level = {k: spec[k] for k in ("baseUrl", "api", "headers", "compat") if k in spec}
+        if spec.get("authHeader"):
+            provider_level["authHeader"] = True
+        if builtin is None:
+            models = spec.get("models") or []
+            if not spec.get("baseUrl") and not all(isinstance(m, dict) and m.get("baseUrl") for m in models):
+                self.problems.append(f"{where}: a new provider needs baseUrl")
+                return
+            if not spec.get("api") and not all(isinstance(m, dict) and m.get("api") for m in models):
+                self.problems.append(f"{where}: a new provider needs api (on the provider or each model)")
+                return
+            self.providers[provider_id] = ProviderInfo(
+                id=provider_id,
+                api=spec.get("api", ""),
+                base_url=spec.get("baseUrl", ""),
+                env_keys=[],
+                headers=spec.get("headers"),
+                compat=spec.get("compat"),
+                needs_key=True,
+            )
+        else:
+            # A built-in id with baseUrl/headers/compat redirects its built-in models.
+            for (pid, _), data in raw_models.items():
+                if pid != provider_id:
+                    continue
+                for key, value in provider_level.items():
+                    if key == "compat":
+                        data["compat"] = {**(data.get("compat") or {}), **value}
+                    elif key == "headers":
+                        data["headers"] = {**(data.get("headers") or {}), **value}
+                    else:
+                        data[key] = value
+        for model in spec.get("models") or []:
+            if not isinstance(model, dict) or not model.get("id"):
+                self.problems.append(f"{where}: every model needs an id")
+                continue
+            cost = model.get("cost")
+            if cost is not None and not all(
+                k in cost for k in ("input", "output", "cacheRead", "cacheWrite")
+            ):
+                self.problems.append(
+                    f"{where}: model {model['id']!r}: cost needs input, output, cacheRead and cacheWrite"
+                )
+                continue
+            data = {"provider": provider_id, **{k: v for k, v in provider_level.items() if k != "compat"}}
+            data.update({k: copy.deepcopy(v) for k, v in model.items()})
+            data["provider"] = provider_id
+            compat = {**(spec.get("compat") or {}), **(model.get("compat") or {})}
+            if compat:
+                data["compat"] = compat
+            if not data.get("api") and builtin is not None:
+                data["api"] = builtin.api
+            if not data.get("baseUrl") and builtin is not None:
+                data["baseUrl"] = builtin.base_url
+            raw_models[(provider_id, model["id"])] = data
+        for model_id, override in (spec.get("modelOverrides") or {}).items():
+            key = (provider_id, model_id)
+            if key in raw_models and isinstance(override, dict):
+                raw_models[key] = _merge(raw_models[key], override)
+
+    # --- lookup -----------------------------------------------------------------------------------
+
+    def models(self) -> list[Any]:
+        return list(self._models)
+
+    def find(self, provider: str, model_id: str) -> Any | None:
+        for model in self._models:
+            if model.provider == provider and model.id == model_id:
+                return model
+        lowered = model_id.lower()
+        for model in self._models:
+            if model.provider.lower() == provider.lower() and model.id.lower() == lowered:
+                return model
+        return None
+
+    def _match(self, pattern: str, candidates: list[Any]) -> Any | None:
+        lowered = pattern.lower()
+        if "/" in pattern:
+            head, _, tail = pattern.partition("/")
+            for model in candidates:
+                if model.provider.lower() == head.lower() and model.id.lower() == tail.lower():
+                    return model
+        for model in candidates:
+            if model.id.lower() == lowered:
+                return model
+        for model in candidates:
+            if model.name.lower() == lowered:
+                return model
+        if "/" in pattern:
+            head, _, tail = pattern.partition("/")
+            scoped = [m for m in candidates if m.provider.lower() == head.lower()]
+            if scoped:
+                found = self._match(tail, scoped)
+                if found is not None:
+                    return found
+        partial = [m for m in candidates if lowered in m.id.lower() or lowered in m.name.lower()]
+        if not partial:
+            return None
+        # Prefer undated aliases; among equals the greatest id (usually the newest).
+        aliases = [m for m in partial if not _DATED.search(m.id)]
+        pool = aliases or partial
+        return max(pool, key=lambda m: m.id)
+
+    def resolve(self, pattern: str, provider: str | None = None) -> Any:
+        """``provider/id``, an exact id or name, then a case-insensitive substring match."""
+        model, _ = self.resolve_pattern(pattern, provider)
+        return model
+
+    def resolve_pattern(self, pattern: str, provider: str | None = None) -> tuple[Any, str | None]:
+        """The model for a pattern and the thinking level named by a ``:level`` suffix."""
+        candidates = [m for m in self._models if provider is None or m.provider.lower() == provider.lower()]
+        found = self._match(pattern, candidates)
+        if found is not None:
+            return found, None
+        if ":" in pattern:
+            head, _, suffix = pattern.rpartition(":")
+            if suffix in THINKING_LEVELS:
+                found, _ = self.resolve_pattern(head, provider)
+                return found, suffix
+        label = pattern if provider is None else f"{provider}/{pattern}"
+        raise ModelNotFound(f"Model not found: {label} (see pi --list-models)")
+
+    def default_model(self, provider: str | None = None) -> Any:
+        """The model to use when none is named: the provider's default, else the first provider
+        (in preference order) that has a usable key, else Anthropic's default."""
+        if provider is not None:
+            pool = [m for m in self._models if m.provider.lower() == provider.lower()]
+            if not pool:
+                raise ModelNotFound(f"Unknown provider: {provider} (see pi --list-models)")
+            wanted = DEFAULT_MODELS.get(pool[0].provider)
+            return next((m for m in pool if m.id == wanted), pool[0])
+        ready = [p for p in self.providers if p != "faux" and self.get_api_key(p)]
+        order = [p for p in PROVIDER_PREFERENCE if p in ready] + [
+            p for p in ready if p not in PROVIDER_PREFERENCE
+        ]
+        for name in order:
+            if any(m.provider == name for m in self._models):
+                return self.default_model(name)
+        for name in PROVIDER_PREFERENCE + tuple(self.providers):
+            if name != "faux" and any(m.provider == name for m in self._models):
+                return self.default_model(name)
+        if self._models:
+            return self._models[0]
+        raise ModelNotFound("No models are registered (no provider plugins loaded)")
+
+    def resolve_cli(self, model_arg: str | None, provider: str | None = None) -> tuple[Any, str | None]:
+        """``--model`` / ``--provider`` → ``(model, thinking level from a :suffix or None)``."""
+        if not model_arg:
+            return self.default_model(provider), None
+        if provider is None and "/" in model_arg:
+            head = model_arg.split("/", 1)[0]
+            if head.lower() in (p.lower() for p in self.providers):
+                return self.resolve_pattern(model_arg)
+        return self.resolve_pattern(model_arg, provider)
+
+    def stream_fn(self, model: Any) -> Any:
+        fn = self.apis.get(model.api)
+        if fn is None:
+            raise LookupError(f"No provider plugin implements API {model.api!r} (model {model.key})")
+        return fn
+
+    # --- keys ---------------------------------------------------------------------------------------
+
+    def needs_key(self, provider: str) -> bool:
+        info = self.providers.get(provider)
+        return True if info is None else info.needs_key
+
+    def key_hint(self, provider: str) -> str:
+        """One line saying where to put a key for ``provider``."""
+        info = self.providers.get(provider)
+        names = info.env_keys if info else []
+        auth = self.auth.path
+        if provider in self.custom and not names:
+            return f'add "apiKey" to provider "{provider}" in {self.models_json_path}, add it to {auth}, or pass --api-key'
+        if names:
+            # Name the plain API-key variable (OAuth/gateway variables are for special setups).
+            main = next((n for n in names if n.endswith("_API_KEY")), names[0])
+            return f"set {main}, add it to {auth}, or pass --api-key"
+        return f"add it to {auth} or pass --api-key"
+
+    def get_api_key(self, provider: str) -> str | None:
+        """``--api-key`` → auth.json → models.json ``apiKey`` → environment variables."""
+        from pi_host.config.credentials import resolve_config_value
+
+        if self.runtime_keys.get(provider):
+            return self.runtime_keys[provider]
+        stored, key = self.auth.resolve_key(provider)
+        if stored:
+            return key  # a stored credential owns its provider
+        spec = self.custom.get(provider)
+        if spec and spec.get("apiKey"):
+            value = resolve_config_value(spec["apiKey"])
+            if value:
+                return value
+        env = {**os.environ, **self.auth.env_for(provider)}
+        info = self.providers.get(provider)
+        for name in info.env_keys if info else ():
+            value = env.get(name)
+            if value:
+                return value
+        return None
+
+    def has_auth(self, provider: str) -> bool:
+        return not self.needs_key(provider) or bool(self.get_api_key(provider))
+
+    def available(self) -> list[Any]:
+        """Models whose provider has a usable key (or needs none)."""
+        ready: dict[str, bool] = {}
+        out = []
+        for model in self._models:
+            if model.provider not in ready:
+                ready[model.provider] = self.has_auth(model.provider)
+            if ready[model.provider]:
+                out.append(model)
+        return out
+
+    # --- listing ------------------------------------------------------------------------------------
+
+    def format_model_list(self, search: str | None = None) -> str:
+        """The ``pi --list-models [search]`` table of models that have a key."""
+        models = self.available()
+        if search:
+            terms = search.lower().split()
+            exact = [m for m in models if all(t in f"{m.provider}/{m.id} {m.name}".lower() for t in terms)]
+            models = exact or [m for m in models if all(_fuzzy(t, m.id) for t in terms)]
+        if not models:
+            if search:
+                return f'No models match "{search}".'
+            return (
+                "No models available. Configure a key (e.g. set ANTHROPIC_API_KEY) or add a provider to "
+                + (self.models_json_path)
+            )
+        models.sort(key=lambda m: (m.provider, m.id))
+        rows = [("provider", "model", "context", "max-out", "thinking", "images")]
+        for m in models:
+            rows.append(
+                (
+                    m.provider,
+                    m.id,
+                    _tokens_short(m.context_window),
+                    _tokens_short(m.max_tokens),
+                    "yes" if m.reasoning else "no",
+                    "yes" if m.supports_images() else "no",
+                )
+            )
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        return "\n".join(
+            "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows
+        )

@@ -1,0 +1,152 @@
+"""The shape of settings.json (reference §8.6), as pydantic models.
+
+Every documented key is typed here so a wrong value is caught with its file and key. Unknown keys
+are allowed (``extra="allow"``): pi itself, other programs and future versions write keys pi-host
+does not know, and those must survive untouched. Defaults are *not* filled in here; readers ask
+:func:`pi_host.config.settings.get` with their own default, so a merged dict only ever holds what a file
+actually said.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+QueueMode = Literal["all", "one-at-a-time"]
+NonNegInt = Annotated[int, Field(ge=0, strict=True)]
+ResourceList = list[str | dict[str, Any]]
+"""Resource entries: paths or globs (``!glob``, ``+path``, ``-path``), or package objects."""
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+
+
+class ModelCompactionOverride(_Open):
+    reserveTokens: NonNegInt | None = None
+    keepRecentTokens: NonNegInt | None = None
+
+
+class CompactionSettings(_Open):
+    enabled: bool | None = None
+    reserveTokens: NonNegInt | None = None
+    keepRecentTokens: NonNegInt | None = None
+    modelOverrides: dict[str, ModelCompactionOverride] | None = None
+    strategy: str | None = None
+
+
+class BranchSummarySettings(_Open):
+    reserveTokens: NonNegInt | None = None
+    skipPrompt: bool | None = None
+
+
+class ProviderRetrySettings(_Open):
+    maxRetries: NonNegInt | None = None
+    maxRetryDelayMs: NonNegInt | None = None
+    timeoutMs: NonNegInt | None = None
+
+
+class RetrySettings(_Open):
+    enabled: bool | None = None
+    maxRetries: NonNegInt | None = None
+    baseDelayMs: NonNegInt | None = None
+    maxAgentDelayMs: NonNegInt | None = None
+    maxDelayMs: NonNegInt | None = None
+    provider: ProviderRetrySettings | None = None
+
+
+class ImageSettings(_Open):
+    autoResize: bool | None = None
+    blockImages: bool | None = None
+
+
+class ThinkingBudgets(_Open):
+    minimal: NonNegInt | None = None
+    low: NonNegInt | None = None
+    medium: NonNegInt | None = None
+    high: NonNegInt | None = None
+    xhigh: NonNegInt | None = None
+    max: NonNegInt | None = None
+
+
+class Settings(_Open):
+    """One settings.json file. Every field is optional; ``None`` means "not set in this file"."""
+
+    # models and thinking
+    defaultProvider: str | None = None
+    defaultModel: str | None = None
+    defaultThinkingLevel: ThinkingLevel | None = None
+    modelThinkingLevels: dict[str, ThinkingLevel] | None = None
+    thinkingBudgets: ThinkingBudgets | None = None
+    enabledModels: list[str] | None = None
+    # queues and tools
+    steeringMode: QueueMode | None = None
+    followUpMode: QueueMode | None = None
+    defaultTools: list[str] | None = None
+    toolExecution: Literal["parallel", "sequential"] | None = None
+    # sessions, compaction, retries
+    sessionDir: str | None = None
+    sessionStore: str | None = None
+    compaction: CompactionSettings | None = None
+    branchSummary: BranchSummarySettings | None = None
+    retry: RetrySettings | None = None
+    # transport and shell
+    transport: Literal["auto", "sse", "websocket", "websocket-cached"] | None = None
+    httpIdleTimeoutMs: NonNegInt | None = None
+    websocketConnectTimeoutMs: NonNegInt | None = None
+    httpProxy: str | None = None
+    shellPath: str | None = None
+    shellCommandPrefix: str | None = None
+    npmCommand: list[str] | None = None
+    images: ImageSettings | None = None
+    # resources
+    packages: ResourceList | None = None
+    extensions: ResourceList | None = None
+    skills: ResourceList | None = None
+    prompts: ResourceList | None = None
+    themes: ResourceList | None = None
+    enableSkillCommands: bool | None = None
+    disabledPlugins: list[str] | None = None
+    # trust and UI
+    defaultProjectTrust: Literal["ask", "always", "never"] | None = None
+    cacheWarming: Literal["off", "streaming", "idle"] | None = None
+    doubleEscapeAction: Literal["tree", "fork", "none"] | None = None
+    hideThinkingBlock: bool | None = None
+    theme: str | None = None
+    quietStartup: bool | None = None
+
+
+DEFAULTS: dict[str, Any] = {
+    "defaultThinkingLevel": "medium",
+    "steeringMode": "one-at-a-time",
+    "followUpMode": "one-at-a-time",
+    "defaultTools": ["read", "bash", "edit", "write"],
+    "compaction.enabled": True,
+    "compaction.reserveTokens": 16384,
+    "compaction.keepRecentTokens": 20000,
+    "branchSummary.reserveTokens": 16384,
+    "branchSummary.skipPrompt": False,
+    "retry.enabled": True,
+    "retry.maxRetries": 3,
+    "retry.baseDelayMs": 2000,
+    "retry.maxAgentDelayMs": 60000,
+    "retry.provider.maxRetries": 0,
+    "retry.provider.maxRetryDelayMs": 60000,
+    "transport": "auto",
+    "httpIdleTimeoutMs": 300000,
+    "images.autoResize": True,
+    "images.blockImages": False,
+    "enableSkillCommands": True,
+    "defaultProjectTrust": "ask",
+    "cacheWarming": "idle",
+    "doubleEscapeAction": "tree",
+    "hideThinkingBlock": False,
+    "theme": "system",
+    "quietStartup": False,
+}
+"""pi's documented defaults, by dotted key (what :func:`pi_host.config.settings.get` falls back to)."""
+
+RESOURCE_KEYS = ("packages", "extensions", "skills", "prompts", "themes")
+USER_ONLY_KEYS = ("defaultProjectTrust",)

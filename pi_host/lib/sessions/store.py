@@ -1,0 +1,396 @@
+"""The small interface between the session layer and whatever stores a session.
+
+The session layer appends *entries* (pi's session-file entry shapes, reference §6.3, as dicts with
+pi's field names) and asks the store to rebuild the model context from the active branch. The
+default store comes from a plugin (``register_session_stores``, JSONL files compatible with pi);
+:class:`MemoryStore` here is the fallback and what ``--no-session`` uses.
+
+A store plugin normally subclasses :class:`TreeStore`, which keeps the tree in memory
+(:class:`pi_host.lib.sessions.tree.SessionTree`) and calls :meth:`TreeStore._persist` for every new
+entry; the plugin only decides where the bytes go.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from pi_host.lib.sessions.tree import (
+    CONTEXT_EDIT_ROLES,
+    Entry,
+    SessionTree,
+    TreeNode,
+    current_system_message,
+    edit_content,
+    editor_text,
+    fresh_id,
+    interrupted_tool_result,
+    navigation_target,
+)
+
+SESSION_VERSION = 3
+SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
+
+
+def iso_timestamp(value: datetime) -> str:
+    """ISO-8601 UTC with milliseconds and ``Z``, the entry timestamp format (pi's ``toISOString``)."""
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def iso_now() -> str:
+    """The current time as an entry timestamp."""
+    return iso_timestamp(datetime.now(UTC))
+
+
+def new_session_id() -> str:
+    """A UUIDv7 (time-ordered), as pi uses for session ids."""
+    import secrets
+    import time
+
+    ms = int(time.time() * 1000)
+    rand = secrets.randbits(74)
+    value = (
+        (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | (rand >> 62) << 64 | 0b10 << 62 | (rand & ((1 << 62) - 1))
+    )
+    return str(uuid.UUID(int=value))
+
+
+def new_header(
+    cwd: str, session_id: str | None = None, parent_session: str | None = None, timestamp: str | None = None
+) -> dict[str, Any]:
+    """A v3 session header (§6.2): a fresh id unless given, now unless ``timestamp``, the absolute
+    ``cwd``, and ``parentSession`` for a fork or clone."""
+    header: dict[str, Any] = {
+        "type": "session",
+        "version": SESSION_VERSION,
+        "id": session_id or new_session_id(),
+        "timestamp": timestamp or iso_now(),
+        "cwd": os.path.abspath(cwd),
+    }
+    if parent_session:
+        header["parentSession"] = parent_session
+    return header
+
+
+def check_session_id(session_id: str) -> str:
+    """A custom session id must be alphanumeric with inner ``.``, ``_``, ``-`` (§6.1)."""
+    if not SESSION_ID_PATTERN.match(session_id):
+        raise SessionOpenError(
+            f"Invalid session id {session_id!r}: use letters, digits, '.', '_' and '-', "
+            "starting and ending with a letter or digit"
+        )
+    return session_id
+
+
+def normalize_session_name(name: str) -> str:
+    """Newlines become spaces, surrounding blanks go (an empty name clears it)."""
+    return re.sub(r"[\r\n]+", " ", name).strip()
+
+
+class SessionStoreError(Exception):
+    """A store operation failed; the message is one line meant for the user."""
+
+
+class SessionOpenError(SessionStoreError):
+    """The requested session cannot be opened (no match, bad header, conflicting flags, in use).
+
+    The CLI prints the message and exits 1; nothing on disk was changed.
+    """
+
+
+class SessionWriteError(SessionStoreError):
+    """An entry could not be written; it was not added to the tree either."""
+
+
+@dataclass
+class SessionContext:
+    """The projection of the active branch: what the model sees, and the restored settings."""
+
+    messages: list[Any] = field(default_factory=list)
+    thinking_level: str = "off"
+    model: dict[str, str] | None = None
+    """``{"provider", "modelId"}`` from the last model change or assistant message."""
+
+
+@dataclass
+class StoreOptions:
+    """How the CLI/SDK asked to open a session (reference §6.8)."""
+
+    cwd: str
+    agent_dir: str
+    session_dir: str | None = None
+    session: str | None = None
+    """``--session <path|id prefix>``."""
+    continue_recent: bool = False
+    fork: str | None = None
+    session_id: str | None = None
+    no_session: bool = False
+    name: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    """``resume`` (bool), ``interactive`` (bool), ``warn`` (callable taking one line),
+    ``session_dir_setting`` (the ``sessionDir`` setting, relative to cwd)."""
+
+
+class SessionStore(Protocol):
+    session_id: str
+    session_file: str | None
+    cwd: str
+    header: dict[str, Any]
+
+    def append(self, entry: dict[str, Any]) -> dict[str, Any]:
+        """Add an entry (``type`` plus its fields) as a child of the leaf; fills ``id``,
+        ``parentId`` and ``timestamp``; moves the leaf to it; returns the stored entry."""
+
+    def entries(self) -> list[dict[str, Any]]:
+        """All entries in append order (no header)."""
+
+    def leaf_id(self) -> str | None: ...
+
+    def branch(self, entry_id: str | None) -> None:
+        """Move the leaf (``None``: the next append starts a new root)."""
+
+    def build_context(self) -> SessionContext: ...
+
+    def close(self) -> None: ...
+
+
+def stderr_warn(line: str) -> None:
+    """The default ``warn`` of stores: ``Warning: <line>`` on stderr."""
+    import sys
+
+    sys.stderr.write(f"Warning: {line}\n")
+    sys.stderr.flush()
+
+
+class TreeStore:
+    """A session tree plus a persistence hook; everything but the storage medium.
+
+    Subclasses override :meth:`_persist` (write one new entry, or raise) and may override
+    :meth:`_switch_file` for fork/clone. Without overrides this is the in-memory store.
+    """
+
+    def __init__(
+        self,
+        cwd: str,
+        session_id: str | None = None,
+        *,
+        header: dict[str, Any] | None = None,
+        entries: list[Entry] | None = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
+        self.warn = warn or stderr_warn
+        if header is None:
+            if session_id is not None:
+                check_session_id(session_id)
+            header = new_header(cwd, session_id)
+        self.header: dict[str, Any] = header
+        self.session_id: str = header["id"]
+        self.cwd: str = header.get("cwd") or os.path.abspath(cwd)
+        self.session_file: str | None = None
+        self.tree = SessionTree(entries or ())
+
+    # --- the SessionStore interface -----------------------------------------------------------
+
+    def append(self, entry: dict[str, Any]) -> dict[str, Any]:
+        if entry.get("type") == "compaction" and "systemMessage" not in entry:
+            system = current_system_message(self.tree.project(self.warn).messages)
+            if system is not None:
+                entry = {**entry, "systemMessage": system}
+        stored = self.tree.make_entry(entry, iso_now())
+        if stored["type"] == "compaction" and isinstance(stored.get("systemMessage"), dict):
+            from pi_host.lib.sessions.tree import iso_to_ms
+
+            stored["systemMessage"] = {**stored["systemMessage"], "timestamp": iso_to_ms(stored["timestamp"])}
+        self._add(stored)
+        return stored
+
+    def entries(self) -> list[dict[str, Any]]:
+        return self.tree.entries()
+
+    def leaf_id(self) -> str | None:
+        return self.tree.leaf
+
+    def branch(self, entry_id: str | None) -> None:
+        self.tree.branch(entry_id)
+
+    def build_context(self) -> SessionContext:
+        projection = self.tree.project(self.warn)
+        return SessionContext(projection.messages, projection.thinking_level, projection.model)
+
+    def close(self) -> None:
+        pass
+
+    # --- more of pi's session manager --------------------------------------------------------
+
+    def get(self, entry_id: str) -> dict[str, Any] | None:
+        return self.tree.get(entry_id)
+
+    def path(self, from_id: str | None = None) -> list[dict[str, Any]]:
+        """Entries from the root to ``from_id`` (default: the leaf)."""
+        return self.tree.path(... if from_id is None else from_id)
+
+    def children(self, entry_id: str | None) -> list[dict[str, Any]]:
+        return self.tree.children(entry_id)
+
+    def entries_since(self, entry_id: str | None) -> list[dict[str, Any]]:
+        """Entries after the cursor (RPC ``get_entries {since}``); KeyError for an unknown id."""
+        return self.tree.entries_since(entry_id)
+
+    def get_tree(self) -> list[TreeNode]:
+        return self.tree.tree()
+
+    def context_entries(self) -> list[dict[str, Any]]:
+        """The compaction-aware entry list of the active branch."""
+        return self.tree.context_entries()
+
+    def reset_leaf(self) -> None:
+        self.tree.branch(None)
+
+    def label(self, entry_id: str) -> str | None:
+        return self.tree.label(entry_id)
+
+    @property
+    def name(self) -> str | None:
+        return self.tree.session_name()
+
+    def append_message(self, message: Any) -> dict[str, Any]:
+        from pi_host.protocol import dump_message
+
+        return self.append({"type": "message", "message": dump_message(message)})
+
+    def set_name(self, name: str) -> dict[str, Any]:
+        return self.append({"type": "session_info", "name": normalize_session_name(name)})
+
+    def set_label(self, target_id: str, label: str | None) -> dict[str, Any]:
+        """Label an entry; an empty/None label clears it. Labels never reach the model."""
+        if self.tree.get(target_id) is None:
+            raise KeyError(f"Entry {target_id} not found")
+        fields: dict[str, Any] = {"type": "label", "targetId": target_id}
+        if label:
+            fields["label"] = label
+        return self.append(fields)
+
+    def append_context_edit(self, target_id: str, replacement: dict[str, Any] | None) -> dict[str, Any]:
+        """Omit (``None``) or replace (``{"content": ...}``) an earlier entry's contribution."""
+        if replacement is not None and (
+            not isinstance(replacement, dict) or not isinstance(replacement.get("content"), (str, list))
+        ):
+            raise ValueError("Context edit replacement must be null or contain string/array content")
+        target = self.tree.get(target_id)
+        if target is None:
+            raise KeyError(f"Entry {target_id} not found")
+        if not any(entry["id"] == target_id for entry in self.tree.path()):
+            raise ValueError(f"Entry {target_id} is not on the active branch")
+        role = target["message"].get("role") if target["type"] == "message" else "custom"
+        if target["type"] not in ("message", "custom_message") or (
+            target["type"] == "message" and role not in CONTEXT_EDIT_ROLES
+        ):
+            raise ValueError(f"Entry {target_id} does not contribute editable model content")
+        if replacement is not None:
+            content = edit_content(role, replacement["content"])
+            if content is not replacement["content"]:
+                replacement = {"content": content}
+        return self.append({"type": "context_edit", "targetId": target_id, "replacement": replacement})
+
+    def branch_with_summary(
+        self,
+        target_id: str | None,
+        summary: str,
+        details: Any = None,
+        from_hook: bool | None = None,
+        usage: Any = None,
+    ) -> dict[str, Any]:
+        """Move the leaf to ``target_id`` and record a summary of the branch left behind."""
+        if target_id is not None and self.tree.get(target_id) is None:
+            raise KeyError(f"Entry {target_id} not found")
+        fields: dict[str, Any] = {
+            "type": "branch_summary",
+            "fromId": self.tree.leaf or "root",
+            "summary": summary,
+        }
+        for key, value in (("details", details), ("usage", usage), ("fromHook", from_hook)):
+            if value is not None:
+                fields[key] = value
+        stored = self.tree.make_entry(fields, iso_now(), parent_id=target_id)
+        previous = self.tree.leaf
+        self.tree.branch(target_id)
+        try:
+            self._add(stored)
+        except Exception:
+            self.tree.branch(previous)
+            raise
+        return stored
+
+    def navigate(self, entry_id: str) -> str | None:
+        """``/tree`` selection (§6.10): a user message or custom message moves the leaf to its
+        parent and returns its text for the editor; any other entry becomes the leaf."""
+        entry = self.tree.get(entry_id)
+        if entry is None:
+            raise KeyError(f"Entry {entry_id} not found")
+        leaf, text = navigation_target(entry, self.tree.get)
+        self.tree.branch(leaf)
+        return text
+
+    def fork_before(self, entry_id: str) -> str:
+        """``/fork``: a new session holding the path up to the parent of this user message;
+        returns the message text (for the editor)."""
+        entry = self.tree.get(entry_id)
+        text = editor_text(entry)
+        if entry is None or entry["type"] != "message" or text is None:
+            raise ValueError(f"Entry {entry_id} is not a user message")
+        parent = entry.get("parentId")
+        self._switch_to_branch(parent if parent and self.tree.get(parent) else None)
+        return text
+
+    def clone(self) -> str | None:
+        """``/clone``: a new session holding the active path through the leaf; returns its file."""
+        self._switch_to_branch(self.tree.leaf)
+        return self.session_file
+
+    def close_interrupted_tool_calls(self) -> list[dict[str, Any]]:
+        """Give every tool call left without a result (the process died while it ran) an error
+        result saying so. Nothing is re-run. Returns the appended entries."""
+        import time
+
+        appended = []
+        for call in self.tree.dangling_tool_calls():
+            result = interrupted_tool_result(call, int(time.time() * 1000))
+            appended.append(self.append({"type": "message", "message": result}))
+        return appended
+
+    # --- persistence hooks -------------------------------------------------------------------
+
+    def _add(self, entry: Entry) -> None:
+        previous = self.tree.leaf
+        self.tree.add(entry)
+        try:
+            self._persist(entry)
+        except Exception:
+            # Keep memory in line with storage: an unwritten entry must not become a parent.
+            self.tree.undo_add(entry, previous)
+            raise
+
+    def _persist(self, entry: Entry) -> None:
+        """Store one new entry (already in the tree). Raise to reject it."""
+
+    def _switch_to_branch(self, leaf_id: str | None) -> None:
+        """Replace this session by a new one holding the path to ``leaf_id`` (fork/clone)."""
+        entries = self.tree.branched_entries(leaf_id, fresh_id) if leaf_id is not None else []
+        self._switch_file(new_header(self.cwd, parent_session=self.session_file), entries)
+
+    def _switch_file(self, header: dict[str, Any], entries: list[Entry]) -> None:
+        self.header = header
+        self.session_id = header["id"]
+        self.tree.load(entries)
+
+
+class MemoryStore(TreeStore):
+    """Keeps the tree in memory only: ``--no-session`` and the fallback when no plugin stores."""
+
+    def __init__(self, cwd: str, session_id: str | None = None, **kwargs: Any) -> None:
+        super().__init__(cwd, session_id, **kwargs)

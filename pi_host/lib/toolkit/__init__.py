@@ -1,0 +1,80 @@
+"""Building blocks for tool authors: the parts the built-in tools share.
+
+Public API (stable; documented in ``docs/tools.md``):
+
+* truncation — :func:`truncate_head`, :func:`truncate_tail`, :func:`truncate_line`,
+  :class:`Truncation`, :func:`format_size`, :func:`with_notices`, the ``DEFAULT_MAX_LINES`` (2000),
+  ``DEFAULT_MAX_BYTES`` (50KB) and ``GREP_MAX_LINE_LENGTH`` (500) limits;
+* paths — :func:`resolve_path`, :func:`read_path_candidates`, :func:`display_path`;
+* file mutation — :func:`file_mutation_lock` serialises edits and writes of one file;
+* operations — the :class:`FileSystem`, :class:`Shell` and :class:`Searcher` interfaces that
+  let the built-in tools run elsewhere, with the local defaults :class:`LocalFileSystem`,
+  :class:`LocalShell`, :class:`LocalSearcher`;
+* images — :func:`detect_image_mime`, :func:`prepare_image`;
+* ignore rules and globs — :class:`IgnoreStack`, :func:`compile_glob`;
+* :func:`text_result` — a ``ToolResult`` with one text block.
+
+Names are imported lazily so that importing this package costs nothing until used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_EXPORTS = {
+    "DEFAULT_MAX_BYTES": "truncate",
+    "DEFAULT_MAX_LINES": "truncate",
+    "GREP_MAX_LINE_LENGTH": "truncate",
+    "Truncation": "truncate",
+    "format_size": "truncate",
+    "split_lines": "truncate",
+    "truncate_head": "truncate",
+    "truncate_tail": "truncate",
+    "truncate_line": "truncate",
+    "head_from_sizes": "truncate",
+    "tail_of": "truncate",
+    "with_notices": "truncate",
+    "resolve_path": "paths",
+    "read_path_candidates": "paths",
+    "display_path": "paths",
+    "normalize_path_text": "paths",
+    "file_mutation_lock": "locks",
+    "FileSystem": "operations",
+    "FileInfo": "operations",
+    "DirEntry": "operations",
+    "Shell": "operations",
+    "ExecResult": "operations",
+    "Searcher": "operations",
+    "SearchResult": "operations",
+    "LocalFileSystem": "operations",
+    "LocalShell": "operations",
+    "LocalSearcher": "operations",
+    "find_ripgrep": "operations",
+    "default_shell": "operations",
+    "kill_process_group": "operations",
+    "detect_image_mime": "images",
+    "prepare_image": "images",
+    "PreparedImage": "images",
+    "pillow_available": "images",
+    "IgnoreStack": "ignore",
+    "IGNORE_FILES": "ignore",
+    "compile_glob": "globs",
+    "glob_to_regex": "globs",
+    "text_result": "results",
+    "setting": "results",
+    "os_error_text": "results",
+    "agent_dir": "results",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pi_host.lib.toolkit' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"pi_host.lib.toolkit.{module}"), name)
+    globals()[name] = value
+    return value

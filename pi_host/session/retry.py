@@ -1,0 +1,103 @@
+"""Automatic retry of transient provider errors at the session level (reference §3.8).
+
+When a run ends with an assistant error that looks transient (overloaded, rate limit, 5xx,
+connection reset...) and is not a context overflow, the session waits ``base × 2^(n-1)`` ms (capped),
+hides the failed answer from the model with a ``context_edit`` entry (it stays in the file) and
+re-sends the context. ``auto_retry_start`` / ``auto_retry_end`` events report it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pi_host.protocol.abort import AbortError, AbortSignal, race
+
+
+def _is_retryable(message: Any, context_window: int | None) -> bool:
+    try:
+        from pi_host.protocol.failures import is_retryable_error
+    except ImportError:  # the provider layer is optional for the host
+        return False
+    return is_retryable_error(message, context_window)
+
+
+class AutoRetry:
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self.attempt = 0
+        self.pending = False
+
+    def _settings(self) -> dict[str, Any]:
+        retry = self.session.config.settings.get("retry")
+        return retry if isinstance(retry, dict) else {}
+
+    @property
+    def enabled(self) -> bool:
+        return self._settings().get("enabled", True) is not False and self.session.auto_retry_enabled
+
+    @property
+    def max_attempts(self) -> int:
+        return int(self._settings().get("maxRetries", 3))
+
+    def delay_ms(self, attempt: int) -> int:
+        settings = self._settings()
+        base = int(settings.get("baseDelayMs", 2000))
+        cap = int(settings.get("maxAgentDelayMs", 60000))
+        return min(base * 2 ** (attempt - 1), cap) if cap > 0 else base * 2 ** (attempt - 1)
+
+    def decide(self, final: Any) -> bool:
+        """Called at ``agent_end``: will this run be retried?"""
+        model = self.session.model
+        window = getattr(model, "context_window", None)
+        self.pending = bool(
+            final is not None
+            and self.enabled
+            and self.attempt < self.max_attempts
+            and _is_retryable(final, window)
+        )
+        return self.pending
+
+    async def prepare(self, final: Any, entry_id: str | None, signal: AbortSignal) -> bool:
+        """Hide the failed answer, wait, and report whether the retry should run."""
+        self.pending = False
+        self.attempt += 1
+        delay = self.delay_ms(self.attempt)
+        await self.session.emit_event(
+            {
+                "type": "auto_retry_start",
+                "attempt": self.attempt,
+                "maxAttempts": self.max_attempts,
+                "delayMs": delay,
+                "errorMessage": final.error_message or "",
+            }
+        )
+        if entry_id is not None:
+            self.session.store.append({"type": "context_edit", "targetId": entry_id, "replacement": None})
+        messages = self.session.messages
+        if messages and messages[-1] is final:
+            messages.pop()
+        try:
+            await race(signal, asyncio.sleep(delay / 1000))
+        except AbortError:
+            await self.finish_failed("Retry cancelled")
+            return False
+        return True
+
+    async def finish(self, final: Any) -> None:
+        """After a run that is not retried: close an open retry sequence."""
+        if self.attempt == 0:
+            return
+        if final is not None and final.stop_reason not in ("error", "aborted"):
+            await self.session.emit_event(
+                {"type": "auto_retry_end", "success": True, "attempt": self.attempt}
+            )
+        else:
+            await self.finish_failed(final.error_message if final is not None else "Retry failed")
+        self.attempt = 0
+
+    async def finish_failed(self, error: str | None) -> None:
+        await self.session.emit_event(
+            {"type": "auto_retry_end", "success": False, "attempt": self.attempt, "finalError": error or ""}
+        )
+        self.attempt = 0

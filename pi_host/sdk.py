@@ -1,4 +1,4 @@
-"""Running an agent from Python without the CLI.
+"""Running an agent from Python without the CLI: where the pieces are put together.
 
 import asyncio, pi_host
 
@@ -8,6 +8,9 @@ async def main():
     print(session.last_assistant().text())
 
 asyncio.run(main())
+
+:func:`create_session` loads plugins the way the CLI does (project trust included), builds the
+model catalog, opens a store, wires the compaction mechanism into the session and starts it.
 """
 
 from __future__ import annotations
@@ -20,11 +23,14 @@ from typing import Any
 from pi_host.config import paths
 from pi_host.config.models import ModelRegistry
 from pi_host.config.settings import load_settings
-from pi_host.lib.sessions.store import MemoryStore, StoreOptions
+from pi_host.lib.compaction import Compactor
+from pi_host.lib.sessions.store import MemoryStore
 from pi_host.plugins.dispatch import PluginHost
 from pi_host.plugins.registrations import SessionStoreFactory
-from pi_host.plugins.selection import build_host
-from pi_host.session import AgentSession, SessionConfig
+from pi_host.plugins.selection import PluginRequest, load_plugins
+from pi_host.session.agent_session import AgentSession, SessionConfig
+from pi_host.session.errors import SessionError
+from pi_host.session.store import SessionStore, StoreOptions
 
 
 @dataclass
@@ -43,43 +49,62 @@ class SessionOptions:
     builtins_only: bool | None = None
     strict_plugins: bool = False
     discover_plugins: bool = True
+    approve: bool | None = None
+    """Project trust: True / False as ``-a`` / ``-na``; None decides as the CLI does
+    (``project_trust`` handlers, ``trust.json``, ``defaultProjectTrust``; never asks)."""
     store: Any = None
     """A ready SessionStore; otherwise a store plugin opens one from ``store_options``."""
     store_options: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] | None = None
     mode: str = "sdk"
+    has_ui: bool = False
     tool_execution: str | None = None
     flags: dict[str, Any] = field(default_factory=dict)
     host: PluginHost | None = None
+    """Plugins already loaded (the CLI); then ``project_trusted`` says what was decided."""
+    project_trusted: bool | None = None
     registry: ModelRegistry | None = None
 
 
-def open_store(host: PluginHost, settings: dict[str, Any], options: StoreOptions) -> Any:
-    wanted = settings.get("sessionStore", "jsonl")
+def open_store(host: PluginHost, settings: dict[str, Any], options: StoreOptions) -> SessionStore:
+    """The store the ``sessionStore`` setting names, else the last registered one, else memory."""
     factories = [f for f in host.collect("register_session_stores") if isinstance(f, SessionStoreFactory)]
-    for factory in factories:
-        if factory.name == wanted:
-            return factory.open(options)
+    wanted = settings.get("sessionStore")
+    if wanted:
+        factory = next((f for f in reversed(factories) if f.name == wanted), None)
+        if factory is None:
+            installed = ", ".join(f.name for f in factories) or "none"
+            raise SessionError(f"No session store named {wanted!r} (installed: {installed})")
+        return factory.open(options)
+    if factories:
+        return factories[-1].open(options)
     return MemoryStore(options.cwd, session_id=options.session_id)
 
 
 async def create_session(options: SessionOptions | None = None, **kwargs: Any) -> AgentSession:
-    """Load plugins, pick the model and open a session store; returns an idle session."""
+    """Load plugins, pick the model and open a session store; returns an idle, started session."""
     options = options or SessionOptions(**kwargs)
     cwd = os.path.abspath(options.cwd or os.getcwd())
+    host, trusted = options.host, options.project_trusted
+    if host is None:
+        loaded = load_plugins(
+            PluginRequest(
+                cwd=cwd,
+                approve=options.approve,
+                extension_paths=tuple(options.extension_paths),
+                builtins_only=options.builtins_only,
+                strict=options.strict_plugins,
+                mode=options.mode,
+                extra_plugins=tuple(options.plugins),
+                discover_files=options.discover_plugins,
+            )
+        )
+        host, trusted = loaded.host, loaded.trust.trusted
+    trusted = True if trusted is None else trusted
     settings = options.settings
     if settings is None:
-        settings, _problems = load_settings(cwd)
-    host = options.host or build_host(
-        cwd,
-        settings,
-        extension_paths=options.extension_paths,
-        builtins_only=options.builtins_only,
-        strict=options.strict_plugins,
-        discover=options.discover_plugins,
-        extra_plugins=options.plugins,
-    )
-    registry = options.registry or ModelRegistry(host)
+        settings, _problems = load_settings(cwd, project_trusted=trusted)
+    registry = options.registry or ModelRegistry.from_plugins(host)
     if options.api_key and options.provider:
         registry.runtime_keys[options.provider] = options.api_key
     store = options.store
@@ -95,8 +120,8 @@ async def create_session(options: SessionOptions | None = None, **kwargs: Any) -
         model = registry.find(restored.model["provider"], restored.model["modelId"])
     elif model is None and settings.get("defaultModel"):
         model = registry.resolve(str(settings["defaultModel"]), settings.get("defaultProvider"))
-    if model is None and hasattr(registry, "default_model"):
-        try:  # pi's choice: the first provider with a usable key, else its preferred default
+    if model is None:
+        try:  # pi's choice: the best provider with a usable key, else its preferred default
             model = registry.default_model(options.provider)
         except LookupError:
             model = None
@@ -114,12 +139,15 @@ async def create_session(options: SessionOptions | None = None, **kwargs: Any) -
         steering_mode=settings.get("steeringMode") or "one-at-a-time",
         follow_up_mode=settings.get("followUpMode") or "one-at-a-time",
         mode=options.mode,
+        has_ui=options.has_ui,
+        project_trusted=trusted,
         settings=settings,
         flags=dict(options.flags),
         api_key=options.api_key,
     )
     session = AgentSession(host, registry, store, config)
-    await host.dispatch("session_start", {"reason": "startup"}, session.ctx)
+    session.compactor = Compactor(session)
+    await session.start()
     return session
 
 

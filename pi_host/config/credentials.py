@@ -7,8 +7,8 @@ Config values (models.json ``apiKey`` and header values, auth.json ``key``):
 * otherwise ``$NAME`` / ``${NAME}`` come from the environment (an unset variable leaves the whole
   value unresolved), ``$$`` is ``$``, ``$!`` is ``!``, everything else is literal.
 
-``auth.json`` lives in the agent dir, is created with mode 0600 and is written under a lock
-compatible with pi's (a ``auth.json.lock`` directory), so pi and pi-host can share it.
+``auth.json`` lives in the agent dir, is kept at mode 0600 and is written under the lock pi uses
+(:mod:`pi_host.config.json_files`), so pi and pi-host can share it.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import re
 import subprocess
 import time
 from collections.abc import Mapping
-from contextlib import contextmanager
 from typing import Any
 
 from pi_host.config import paths
+from pi_host.config.json_files import update_json_file
 
 COMMAND_TIMEOUT_S = 10
 _VAR = re.compile(r"\$(\$|!|\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
@@ -107,36 +107,6 @@ def auth_path() -> str:
     return os.path.join(paths.agent_dir(), "auth.json")
 
 
-@contextmanager
-def file_lock(path: str, stale_s: float = 10.0, wait_s: float = 10.0):
-    """A ``<path>.lock`` directory lock (the scheme pi's lockfile library uses)."""
-    lock = path + ".lock"
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            os.mkdir(lock)
-            break
-        except FileExistsError:
-            try:
-                if time.time() - os.stat(lock).st_mtime > stale_s:
-                    os.rmdir(lock)  # a crashed writer left it behind
-                    continue
-            except OSError:
-                continue
-            if time.monotonic() > deadline:
-                raise TimeoutError(
-                    f"could not lock {path} (remove {lock} if no other pi is running)"
-                ) from None
-            time.sleep(0.05)
-    try:
-        yield
-    finally:
-        try:
-            os.rmdir(lock)
-        except OSError:
-            pass
-
-
 class AuthStorage:
     """Reads and writes ``auth.json`` (``{provider: {type: api_key|oauth, ...}}``)."""
 
@@ -159,26 +129,17 @@ class AuthStorage:
         entry = self.read().get(provider)
         return entry if isinstance(entry, dict) else None
 
-    def _write(self, data: dict[str, Any]) -> None:
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        tmp = f"{self.path}.{os.getpid()}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2)
-            handle.write("\n")
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, self.path)
-
     def update(self, provider: str, credential: dict[str, Any] | None) -> None:
-        """Store (or with None remove) one provider's credential, under the lock."""
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        with file_lock(self.path):
-            data = self.read()
+        """Store (or with None remove) one provider's credential, under the shared lock; the
+        file stays 0600. An unreadable auth.json is left alone (``ValueError``)."""
+
+        def change(data: dict[str, Any]) -> None:
             if credential is None:
                 data.pop(provider, None)
             else:
                 data[provider] = credential
-            self._write(data)
+
+        update_json_file(self.path, change, mode=0o600)
 
     def set_api_key(self, provider: str, key: str) -> None:
         self.update(provider, {"type": "api_key", "key": key})

@@ -15,33 +15,48 @@ from __future__ import annotations
 import copy
 import os
 import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from pi_host.config import paths
-from pi_host.plugins.dispatch import PluginHost
-from pi_host.plugins.registrations import ProviderApi, ProviderInfo
+from pi_host.config.json_files import read_json_object
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 
-DEFAULT_MODELS: dict[str, str] = {
-    "anthropic": "claude-opus-5-5",
-    "openai": "gpt-6.2-sol",
-    "google": "gemini-4-argon",
-    "faux": "faux-1",
-}
-"""The model picked when only a provider is known (else its first catalog model)."""
 
-PROVIDER_PREFERENCE = (
-    "anthropic",
-    "openai",
-    "google",
-    "openrouter",
-    "xai",
-    "groq",
-    "cerebras",
-    "mistral",
-    "deepseek",
-)
+@dataclass
+class ProviderApi:
+    """An implementation of one wire API (``stream`` follows ``pi_host.protocol.StreamFn``)."""
+
+    api: str
+    stream: Callable[..., Any]
+
+
+@dataclass
+class ProviderInfo:
+    """A provider and its models for the catalog.
+
+    ``models`` holds dicts in models.json's model shape (``id``, ``name``, ``contextWindow``...).
+    ``env_keys`` are the environment variables tried for its key, in order.
+    """
+
+    id: str
+    api: str = ""
+    base_url: str = ""
+    env_keys: list[str] = field(default_factory=list)
+    models: list[dict[str, Any]] = field(default_factory=list)
+    headers: dict[str, str] | None = None
+    compat: dict[str, Any] | None = None
+    needs_key: bool = True
+    """False for providers that work without credentials (faux, some local servers)."""
+    default_model: str | None = None
+    """The model picked when only the provider is known (else its first model)."""
+    rank: int = 100
+    """Lower ranks are preferred when no model is named and several providers have a key."""
+    auto_select: bool = True
+    """False keeps the provider out of the default choice (a scripted test provider)."""
+
 
 _MODEL_FIELDS = (
     "name api baseUrl reasoning thinkingLevelMap input inputLimits cost promptCache contextWindow maxTokens "
@@ -89,16 +104,16 @@ def _tokens_short(value: int) -> str:
 
 
 class ModelRegistry:
-    def __init__(self, host: PluginHost, models_json: str | None = None) -> None:
+    def __init__(
+        self,
+        apis: Iterable[ProviderApi] = (),
+        providers: Iterable[ProviderInfo] = (),
+        models_json: str | None = None,
+    ) -> None:
         from pi_host.config.credentials import AuthStorage
 
-        self.apis: dict[str, Any] = {}
-        for item in host.collect("register_providers"):
-            if isinstance(item, ProviderApi):
-                self.apis[item.api] = item.stream
-        self._builtin: list[ProviderInfo] = [
-            i for i in host.collect("register_models") if isinstance(i, ProviderInfo)
-        ]
+        self.apis: dict[str, Any] = {item.api: item.stream for item in apis if isinstance(item, ProviderApi)}
+        self._builtin: list[ProviderInfo] = [i for i in providers if isinstance(i, ProviderInfo)]
         self.models_json_path = models_json or os.path.join(paths.agent_dir(), "models.json")
         self.auth = AuthStorage()
         self.runtime_keys: dict[str, str] = {}
@@ -107,10 +122,13 @@ class ModelRegistry:
 
     # --- building the catalog ---------------------------------------------------------------------
 
+    @classmethod
+    def from_plugins(cls, host: Any, models_json: str | None = None) -> ModelRegistry:
+        """The catalog the plugins of ``host`` register (``register_providers``/``register_models``)."""
+        return cls(host.collect("register_providers"), host.collect("register_models"), models_json)
+
     def reload(self) -> None:
         """(Re)read models.json and rebuild the model list."""
-        from pi_host.config.settings import read_json_object
-
         self.providers: dict[str, ProviderInfo] = {}
         self.custom: dict[str, dict[str, Any]] = {}
         self.problems = []
@@ -273,24 +291,22 @@ class ModelRegistry:
         raise ModelNotFound(f"Model not found: {label} (see pi --list-models)")
 
     def default_model(self, provider: str | None = None) -> Any:
-        """The model to use when none is named: the provider's default, else the first provider
-        (in preference order) that has a usable key, else Anthropic's default."""
+        """The model to use when none is named: the provider's default, else the best-ranked
+        provider that has a usable key, else the best-ranked provider at all."""
         if provider is not None:
             pool = [m for m in self._models if m.provider.lower() == provider.lower()]
             if not pool:
                 raise ModelNotFound(f"Unknown provider: {provider} (see pi --list-models)")
-            wanted = DEFAULT_MODELS.get(pool[0].provider)
+            info = self.providers.get(pool[0].provider)
+            wanted = info.default_model if info is not None else None
             return next((m for m in pool if m.id == wanted), pool[0])
-        ready = [p for p in self.providers if p != "faux" and self.get_api_key(p)]
-        order = [p for p in PROVIDER_PREFERENCE if p in ready] + [
-            p for p in ready if p not in PROVIDER_PREFERENCE
-        ]
-        for name in order:
-            if any(m.provider == name for m in self._models):
-                return self.default_model(name)
-        for name in PROVIDER_PREFERENCE + tuple(self.providers):
-            if name != "faux" and any(m.provider == name for m in self._models):
-                return self.default_model(name)
+        with_models = {m.provider for m in self._models}
+        candidates = sorted(
+            (p for p in self.providers.values() if p.auto_select and p.id in with_models),
+            key=lambda p: p.rank,
+        )
+        for info in [p for p in candidates if self.get_api_key(p.id)] or candidates:
+            return self.default_model(info.id)
         if self._models:
             return self._models[0]
         raise ModelNotFound("No models are registered (no provider plugins loaded)")

@@ -9,7 +9,8 @@ another key. Unknown keys are kept (pi shares these files).
 Merge rules: objects merge recursively and the project wins; arrays and scalars replace; a
 project ``defaultTools`` made only of ``+name``/``-name`` entries edits the inherited list; the
 resource lists (``packages``, ``extensions``, ``skills``, ``prompts``, ``themes``) of both files
-all apply, each path resolved against its own file's directory.
+all apply, each path resolved against its own file's directory; ``disabledPlugins`` of both
+apply (a project can disable more plugins, never re-enable one the user disabled).
 
 Writes (:func:`update_settings_file`) take a lock file, re-read the file, change only the given
 keys and replace the file atomically, so keys written by pi or other programs survive.
@@ -20,12 +21,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
-import time
-from collections.abc import Callable, Iterator
 from typing import Any
 
 from pi_host.config import paths
+from pi_host.config.defaults import DEFAULTS, RESOURCE_KEYS
+from pi_host.config.json_files import read_json_object, update_json_file
 
 DELETE = object()
 """Pass as a value to :func:`update_settings_file` to remove a key."""
@@ -43,26 +43,6 @@ def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]
         else:
             merged[key] = value
     return merged
-
-
-def read_json_object(path: str) -> tuple[dict[str, Any], str | None]:
-    """The object in ``path`` (empty when missing) and an error line when it is unreadable."""
-    try:
-        with open(path, encoding="utf-8-sig") as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        return {}, None
-    except OSError as exc:
-        return {}, f"{path}: {exc.strerror or exc}"
-    if not text.strip():
-        return {}, None
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        return {}, f"{path}: invalid JSON: {exc}"
-    if not isinstance(data, dict):
-        return {}, f"{path}: expected a JSON object"
-    return data, None
 
 
 def user_settings_path() -> str:
@@ -196,8 +176,6 @@ def merge_settings(
         project.pop(key, None)  # only the user may decide how projects are trusted
     merged = deep_merge(user, project)
     if _is_modifier_list(project.get("defaultTools")):
-        from pi_host.config.settings_schema import DEFAULTS
-
         inherited = user.get("defaultTools")
         if not isinstance(inherited, list) or _is_modifier_list(inherited):
             inherited_base = list(DEFAULTS["defaultTools"])
@@ -206,11 +184,11 @@ def merge_settings(
             inherited = inherited_base
         merged["defaultTools"] = apply_tool_modifiers(inherited, project["defaultTools"])
     elif _is_modifier_list(user.get("defaultTools")) and "defaultTools" not in project:
-        from pi_host.config.settings_schema import DEFAULTS
-
         merged["defaultTools"] = apply_tool_modifiers(list(DEFAULTS["defaultTools"]), user["defaultTools"])
-    from pi_host.config.settings_schema import RESOURCE_KEYS
-
+    if "disabledPlugins" in user or "disabledPlugins" in project:
+        # the user's list always applies: a project may disable more, never re-enable
+        names = list(user.get("disabledPlugins") or []) + list(project.get("disabledPlugins") or [])
+        merged["disabledPlugins"] = list(dict.fromkeys(names))
     for key in RESOURCE_KEYS:
         entries: list[Any] = []
         for values, base in ((user.get(key), user_dir), (project.get(key), project_dir)):
@@ -246,6 +224,18 @@ def _read_valid(path: str, problems: list[str]) -> dict[str, Any]:
     return data
 
 
+def disabled_plugins(path: str) -> tuple[list[str], str | None]:
+    """The ``disabledPlugins`` names of one settings file, read without the schema (plugin
+    loading needs only this, and must stay cheap), and a problem line when the value is unusable."""
+    data, error = read_json_object(path)
+    value = data.get("disabledPlugins")
+    if value is None:
+        return [], error
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        return [], f"{path}: disabledPlugins: expected a list of plugin names; ignored"
+    return list(value), error
+
+
 def project_session_dir(cwd: str) -> str | None:
     """The project file's ``sessionDir``, read even in an untrusted project (pi looks it up before
     trust is decided). ``~`` is expanded and a relative path is taken from ``cwd``."""
@@ -253,9 +243,7 @@ def project_session_dir(cwd: str) -> str | None:
     value = data.get("sessionDir")
     if not isinstance(value, str) or not value:
         return None
-    from pi_host.lib.resources import absolute_path
-
-    return absolute_path(value, cwd)
+    return paths.absolute_path(value, cwd)
 
 
 def get(settings: dict[str, Any], dotted: str, default: Any = None) -> Any:
@@ -270,76 +258,10 @@ def get(settings: dict[str, Any], dotted: str, default: Any = None) -> Any:
 
 def get_or_default(settings: dict[str, Any], dotted: str) -> Any:
     """A value by dotted key, else pi's documented default (None when there is none)."""
-    from pi_host.config.settings_schema import DEFAULTS
-
     return get(settings, dotted, DEFAULTS.get(dotted))
 
 
 # --- writing ---------------------------------------------------------------------------------
-
-
-STALE_LOCK_SECONDS = 10.0
-
-
-@contextlib.contextmanager
-def file_lock(path: str, timeout: float = 10.0) -> Iterator[None]:
-    """Hold ``<path>.lock`` while changing ``path``.
-
-    The lock is a *directory* created with an atomic ``mkdir`` and removed afterwards, the
-    convention of the ``proper-lockfile`` package pi uses, so pi and pi-host writing the same
-    settings.json or trust.json exclude each other and leave nothing behind. A lock older than
-    :data:`STALE_LOCK_SECONDS` belongs to a crashed writer and is taken over.
-    """
-    lock_path = path + ".lock"
-    os.makedirs(os.path.dirname(lock_path) or ".", exist_ok=True)
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            os.mkdir(lock_path)
-            break
-        except FileExistsError:
-            try:
-                age = time.time() - os.stat(lock_path).st_mtime
-            except FileNotFoundError:
-                continue  # released between our mkdir and stat
-            if age > STALE_LOCK_SECONDS:
-                with contextlib.suppress(OSError):
-                    if os.path.isdir(lock_path):
-                        os.rmdir(lock_path)
-                    else:
-                        os.unlink(lock_path)
-                continue
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{path} is locked by another writer ({lock_path})") from None
-            time.sleep(0.005)
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            os.rmdir(lock_path)
-
-
-def write_json_atomic(path: str, data: Any) -> None:
-    """Write ``data`` as indented JSON through a temporary file and an atomic rename."""
-    directory = os.path.dirname(path) or "."
-    os.makedirs(directory, exist_ok=True)
-    mode = None
-    with contextlib.suppress(OSError):
-        mode = os.stat(path).st_mode & 0o777
-    fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, ensure_ascii=False)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def _set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
@@ -370,19 +292,6 @@ def update_settings_file(path: str, changes: dict[str, Any]) -> dict[str, Any]:
             _set_dotted(data, dotted, value)
 
     return update_json_file(path, change)
-
-
-def update_json_file(path: str, change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-    """Re-read the JSON object in ``path`` under its lock, let ``change`` edit it in place, write it
-    atomically; returns the new content. A file that is not a valid JSON object is left alone
-    (``ValueError``) rather than lost; a missing one starts empty."""
-    with file_lock(path):
-        data, error = read_json_object(path)
-        if error:
-            raise ValueError(f"{error}; not overwriting it")
-        change(data)
-        write_json_atomic(path, data)
-        return data
 
 
 def update_user_settings(changes: dict[str, Any]) -> dict[str, Any]:

@@ -4,7 +4,9 @@ Every documented key is typed here so a wrong value is caught with its file and 
 are allowed (``extra="allow"``): pi itself, other programs and future versions write keys pi-host
 does not know, and those must survive untouched. Defaults are *not* filled in here; readers ask
 :func:`pi_host.config.settings.get` with their own default, so a merged dict only ever holds what a file
-actually said.
+actually said. The ``*Section`` models only check a file's section; the effective values a
+feature uses are resolved where it is implemented (``CompactionSettings`` in
+:mod:`pi_host.lib.compaction.config`).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ class ModelCompactionOverride(_Open):
     keepRecentTokens: NonNegInt | None = None
 
 
-class CompactionSettings(_Open):
+class CompactionSection(_Open):
     enabled: bool | None = None
     reserveTokens: NonNegInt | None = None
     keepRecentTokens: NonNegInt | None = None
@@ -37,27 +39,27 @@ class CompactionSettings(_Open):
     strategy: str | None = None
 
 
-class BranchSummarySettings(_Open):
+class BranchSummarySection(_Open):
     reserveTokens: NonNegInt | None = None
     skipPrompt: bool | None = None
 
 
-class ProviderRetrySettings(_Open):
+class ProviderRetrySection(_Open):
     maxRetries: NonNegInt | None = None
     maxRetryDelayMs: NonNegInt | None = None
     timeoutMs: NonNegInt | None = None
 
 
-class RetrySettings(_Open):
+class RetrySection(_Open):
     enabled: bool | None = None
     maxRetries: NonNegInt | None = None
     baseDelayMs: NonNegInt | None = None
     maxAgentDelayMs: NonNegInt | None = None
     maxDelayMs: NonNegInt | None = None
-    provider: ProviderRetrySettings | None = None
+    provider: ProviderRetrySection | None = None
 
 
-class ImageSettings(_Open):
+class ImageSection(_Open):
     autoResize: bool | None = None
     blockImages: bool | None = None
 
@@ -89,9 +91,9 @@ class Settings(_Open):
     # sessions, compaction, retries
     sessionDir: str | None = None
     sessionStore: str | None = None
-    compaction: CompactionSettings | None = None
-    branchSummary: BranchSummarySettings | None = None
-    retry: RetrySettings | None = None
+    compaction: CompactionSection | None = None
+    branchSummary: BranchSummarySection | None = None
+    retry: RetrySection | None = None
     # transport and shell
     transport: Literal["auto", "sse", "websocket", "websocket-cached"] | None = None
     httpIdleTimeoutMs: NonNegInt | None = None
@@ -100,7 +102,7 @@ class Settings(_Open):
     shellPath: str | None = None
     shellCommandPrefix: str | None = None
     npmCommand: list[str] | None = None
-    images: ImageSettings | None = None
+    images: ImageSection | None = None
     # resources
     packages: ResourceList | None = None
     extensions: ResourceList | None = None
@@ -118,35 +120,5 @@ class Settings(_Open):
     quietStartup: bool | None = None
 
 
-DEFAULTS: dict[str, Any] = {
-    "defaultThinkingLevel": "medium",
-    "steeringMode": "one-at-a-time",
-    "followUpMode": "one-at-a-time",
-    "defaultTools": ["read", "bash", "edit", "write"],
-    "compaction.enabled": True,
-    "compaction.reserveTokens": 16384,
-    "compaction.keepRecentTokens": 20000,
-    "branchSummary.reserveTokens": 16384,
-    "branchSummary.skipPrompt": False,
-    "retry.enabled": True,
-    "retry.maxRetries": 3,
-    "retry.baseDelayMs": 2000,
-    "retry.maxAgentDelayMs": 60000,
-    "retry.provider.maxRetries": 0,
-    "retry.provider.maxRetryDelayMs": 60000,
-    "transport": "auto",
-    "httpIdleTimeoutMs": 300000,
-    "images.autoResize": True,
-    "images.blockImages": False,
-    "enableSkillCommands": True,
-    "defaultProjectTrust": "ask",
-    "cacheWarming": "idle",
-    "doubleEscapeAction": "tree",
-    "hideThinkingBlock": False,
-    "theme": "system",
-    "quietStartup": False,
-}
-"""pi's documented defaults, by dotted key (what :func:`pi_host.config.settings.get` falls back to)."""
-
-RESOURCE_KEYS = ("packages", "extensions", "skills", "prompts", "themes")
-USER_ONLY_KEYS = ("defaultProjectTrust",)
+# Re-exported: the defaults live in a module without pydantic.
+from pi_host.config.defaults import DEFAULTS, RESOURCE_KEYS, USER_ONLY_KEYS  # noqa: E402, F401

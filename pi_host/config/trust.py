@@ -6,9 +6,9 @@ Protected resources are the project's ``.pi/settings.json``, ``.pi/mcp.json``, `
 protected.
 
 Decision order: ``--approve`` / ``--no-approve``; then a ``project_trust`` plugin vote (the
-caller dispatches the event and passes the vote in); then the closest saved decision in
+caller passes a function that dispatches the event); then the closest saved decision in
 ``<agent dir>/trust.json``; then the user setting ``defaultProjectTrust`` (``ask`` by default).
-Only the interactive mode may ask; print, JSON and RPC runs treat ``ask`` like ``never``.
+Only a mode that can ask the user does; print, JSON and RPC runs treat ``ask`` like ``never``.
 A directory without protected resources is trusted: there is nothing to decide.
 
 trust.json is shared with pi in the agent dir: a flat object from a directory's canonical path to
@@ -19,11 +19,13 @@ a ``{"projects": {path: {"trusted": bool}}}`` layout is also read.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pi_host.config import paths
-from pi_host.lib.resources import agents_skill_dirs, walk_up
+from pi_host.config.json_files import read_json_object, update_json_file
+from pi_host.config.paths import agents_skill_dirs, walk_up
 
 PROTECTED_PI_ENTRIES = (
     "settings.json",
@@ -35,7 +37,6 @@ PROTECTED_PI_ENTRIES = (
     "SYSTEM.md",
     "APPEND_SYSTEM.md",
 )
-INTERACTIVE_MODES = ("tui", "interactive")
 
 
 @dataclass
@@ -85,8 +86,6 @@ def protected_resources(cwd: str) -> list[str]:
 
 
 def _read_trust_file() -> dict[str, Any]:
-    from pi_host.config.settings import read_json_object
-
     data, _error = read_json_object(trust_file())
     return data
 
@@ -121,8 +120,6 @@ def saved_decision(cwd: str) -> tuple[bool, str] | None:
 
 def save_trust_decision(project_dir: str, trusted: bool) -> None:
     """Remember a decision for ``project_dir`` (and, by closeness, everything below it)."""
-    from pi_host.config.settings import update_json_file
-
     canonical = os.path.realpath(project_dir)
 
     def change(data: dict[str, Any]) -> None:
@@ -135,21 +132,24 @@ def save_trust_decision(project_dir: str, trusted: bool) -> None:
 
 
 def _default_policy() -> str:
-    from pi_host.config.settings import read_json_object, user_settings_path
-
-    data, _error = read_json_object(user_settings_path())
+    data, _error = read_json_object(os.path.join(paths.agent_dir(), "settings.json"))
     value = data.get("defaultProjectTrust")
     return value if value in ("ask", "always", "never") else "ask"
 
 
 def decide_trust(
-    cwd: str, approve: bool | None = None, mode: str = "print", extension_vote: bool | None = None
+    cwd: str,
+    approve: bool | None = None,
+    *,
+    can_ask: bool = False,
+    vote: Callable[[], bool | None] | None = None,
 ) -> TrustDecision:
     """Decide whether ``cwd``'s protected resources load.
 
-    ``approve`` is ``--approve`` (True) / ``--no-approve`` (False) / neither (None);
-    ``extension_vote`` is the first yes/no of the ``project_trust`` event, if any; ``mode`` is the
-    run mode (only ``tui``/``interactive`` may ask).
+    ``approve`` is ``--approve`` (True) / ``--no-approve`` (False) / neither (None); ``vote``
+    asks the ``project_trust`` handlers (called only when flags left the question open and there
+    is something to protect); ``can_ask`` is true for a mode that can put the question to the
+    user (then an ``ask`` policy returns ``ask=True``).
     """
     resources = protected_resources(cwd)
 
@@ -160,6 +160,7 @@ def decide_trust(
         return result(approve, "--approve" if approve else "--no-approve")
     if not resources:
         return TrustDecision(True, "no project resources")
+    extension_vote = vote() if vote is not None else None
     if extension_vote is not None:
         return result(extension_vote, "extension")
     saved = saved_decision(cwd)
@@ -168,6 +169,6 @@ def decide_trust(
     policy = _default_policy()
     if policy == "always":
         return result(True, "defaultProjectTrust=always")
-    if policy == "ask" and mode in INTERACTIVE_MODES:
+    if policy == "ask" and can_ask:
         return result(False, "defaultProjectTrust=ask", ask=True)
     return result(False, f"defaultProjectTrust={policy}")

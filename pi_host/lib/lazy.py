@@ -35,7 +35,7 @@ def forget_on_reload(target: str) -> Callable[[dict[str, Any], Any], None]:
     """An ``on_session_start`` hook implementation calling ``target`` (``"module:function"``, see
     :func:`lazy`) with the session when it starts again for a reload. Assign it in the plugin
     module: ``on_session_start = forget_on_reload("my_plugin.source:forget")``."""
-    from pi_host import hookimpl
+    from pi_host.plugins.dispatch import hookimpl
 
     forget = lazy(target)
 

@@ -5,9 +5,10 @@ live here, in the host:
 
 * where projects keep them: :func:`walk_up`, :func:`git_root`, :func:`agents_skill_dirs` (also
   what project trust protects);
-* how settings entries, flags and ``resources_discover`` handlers name them:
-  :func:`absolute_path`, :func:`parse_setting_entries`, :func:`string_list`,
-  :func:`extension_paths`, and :class:`ResourceLocations`, the common part of "where to look";
+* how settings entries and flags name them: :func:`absolute_path`,
+  :func:`parse_setting_entries`, :func:`string_list`, and :class:`ResourceLocations`, the common
+  part of "where to look" (paths from ``resources_discover`` handlers come from
+  ``ctx.discovered_paths``);
 * how a command reports where it came from: :func:`source_info`;
 * per-session state: :class:`PerSession` (discovered once per session, again after a reload;
   :func:`pi_host.lib.lazy.forget_on_reload` is the hook that triggers it).
@@ -17,11 +18,13 @@ Everything here is cheap to import (no YAML, no pydantic): sources import it laz
 
 from __future__ import annotations
 
-import os
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
+
+# Re-exported: the sources find their files with these.
+from pi_host.config.paths import absolute_path, agents_skill_dirs, git_root, walk_up  # noqa: F401
 
 T = TypeVar("T")
 
@@ -33,39 +36,6 @@ SCOPES = {
     "extension": "temporary",
 }
 """A resource's ``source`` (which location found it) → the ``scope`` commands report."""
-
-
-def walk_up(directory: str) -> Iterator[str]:
-    """``directory`` (as given), then each parent up to the filesystem root."""
-    while True:
-        yield directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return
-        directory = parent
-
-
-def git_root(cwd: str) -> str | None:
-    """The closest directory at or above ``cwd`` holding ``.git`` (a file or a directory)."""
-    return next((d for d in walk_up(cwd) if os.path.exists(os.path.join(d, ".git"))), None)
-
-
-def agents_skill_dirs(cwd: str) -> list[str]:
-    """``.agents/skills`` candidates: cwd and each ancestor up to the git root (cwd only outside git)."""
-    cwd = os.path.abspath(cwd)
-    root = git_root(cwd) or cwd
-    found: list[str] = []
-    for directory in walk_up(cwd):
-        found.append(os.path.join(directory, ".agents", "skills"))
-        if directory == root:
-            break
-    return found
-
-
-def absolute_path(path: str, base: str) -> str:
-    """``path`` with ``~`` expanded, relative to ``base``, normalized."""
-    path = os.path.expanduser(path)
-    return os.path.normpath(path if os.path.isabs(path) else os.path.join(base, path))
 
 
 def _expand_entry(entry: str, base: str) -> list[str]:
@@ -139,12 +109,12 @@ class ResourceLocations:
         **extra: Any,
     ) -> Any:
         """The locations a session's flags and settings name: the list setting ``setting``, the
-        repeatable flag ``cli_flag`` and the ``project-trusted`` decision."""
+        repeatable flag ``cli_flag`` and the project trust decision."""
         entries = (ctx.settings or {}).get(setting)
         return cls(
             agent_dir=_agent_dir(),
             cwd=ctx.cwd,
-            trusted=ctx.get_flag("project-trusted") is not False,
+            trusted=ctx.is_project_trusted(),
             include_defaults=not disabled,
             settings_entries=list(entries) if isinstance(entries, list) else [],
             cli_paths=string_list(ctx.get_flag(cli_flag)),
@@ -161,14 +131,10 @@ def _agent_dir() -> str:
 
 class PerSession(Generic[T]):
     """One value per session (a discovery), kept until the session's reload forgets it.
-
-    Sessions are held weakly. After :meth:`forget` the session counts as reloaded, so the next
-    ``resources_discover`` dispatch says ``reason: reload``.
-    """
+    Sessions are held weakly."""
 
     def __init__(self) -> None:
         self._values: weakref.WeakKeyDictionary[Any, T] = weakref.WeakKeyDictionary()
-        self._reloaded: weakref.WeakSet[Any] = weakref.WeakSet()
 
     def get(self, session: Any) -> T | None:
         return self._values.get(session)
@@ -179,27 +145,6 @@ class PerSession(Generic[T]):
 
     def forget(self, session: Any) -> None:
         self._values.pop(session, None)
-        self._reloaded.add(session)
-
-    def reason(self, session: Any) -> str:
-        """``startup`` or ``reload``: why the session discovers (again)."""
-        return "reload" if session in self._reloaded else "startup"
-
-
-async def extension_paths(ctx: Any, key: str, reason: str) -> list[str]:
-    """The ``key`` lists (``skillPaths``, ``promptPaths``...) returned by ``resources_discover``
-    handlers, concatenated in load order."""
-    host = ctx.session.host
-    if not host.has("on_resources_discover"):
-        return []
-    found: list[str] = []
-
-    def fold(_event: dict[str, Any], result: Any) -> None:
-        if isinstance(result, dict) and isinstance(result.get(key), list):
-            found.extend(str(p) for p in result[key])
-
-    await host.dispatch("resources_discover", {"cwd": ctx.cwd, "reason": reason}, ctx, fold=fold)
-    return found
 
 
 def source_info(path: str, source: str, **extra: Any) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pi_host.loop import events
 from pi_host.loop.tools import Tool, ToolContext, ToolResult
 from pi_host.loop.validation import format_problems, validate_arguments
 from pi_host.protocol import (
@@ -99,8 +100,8 @@ class AgentLoop:
         new_messages: list[Any] = []
         if cfg.declare_tool_changes is not None:
             prompts = await _maybe(cfg.declare_tool_changes(self.context, list(prompts)))
-        await self.emit({"type": "agent_start"})
-        await self.emit({"type": "turn_start"})
+        await self.emit(events.agent_start())
+        await self.emit(events.turn_start())
         for message in prompts:
             await self._add_message(message, new_messages)
         pending = await self._poll(cfg.get_steering_messages)
@@ -117,7 +118,7 @@ class AgentLoop:
                             pending = list(decision["messages"]) + pending
                     if not pending:
                         pending = await self._poll(cfg.get_steering_messages)
-                    await self.emit({"type": "turn_start"})
+                    await self.emit(events.turn_start())
                 if pending and cfg.declare_tool_changes is not None:
                     pending = await _maybe(cfg.declare_tool_changes(self.context, pending))
                 for message in pending:
@@ -137,8 +138,8 @@ class AgentLoop:
                 if message.stop_reason in ("error", "aborted"):
                     if cfg.finish_turn is not None:
                         await _maybe(cfg.finish_turn({"message": message, "toolResults": []}))
-                    await self.emit({"type": "turn_end", "message": message, "toolResults": []})
-                    await self.emit({"type": "agent_end", "messages": new_messages})
+                    await self.emit(events.turn_end(message, []))
+                    await self.emit(events.agent_end(new_messages))
                     return new_messages
                 calls = message.tool_calls()
                 if message.stop_reason == "length":
@@ -151,10 +152,10 @@ class AgentLoop:
                 decision = None
                 if cfg.finish_turn is not None:
                     decision = await _maybe(cfg.finish_turn({"message": message, "toolResults": results}))
-                await self.emit({"type": "turn_end", "message": message, "toolResults": results})
+                await self.emit(events.turn_end(message, results))
                 action = decision.get("action") if isinstance(decision, dict) else None
                 if action == "end":
-                    await self.emit({"type": "agent_end", "messages": new_messages})
+                    await self.emit(events.agent_end(new_messages))
                     return new_messages
                 if action == "continue":
                     continue_requested = True
@@ -170,7 +171,7 @@ class AgentLoop:
                 # one more context-only request, then the loop resumes its normal checks
                 continue
             break
-        await self.emit({"type": "agent_end", "messages": new_messages})
+        await self.emit(events.agent_end(new_messages))
         return new_messages
 
     def _apply_request_decision(self, decision: Any) -> None:
@@ -189,10 +190,10 @@ class AgentLoop:
         return list(await _maybe(getter()) or [])
 
     async def _add_message(self, message: Any, new_messages: list[Any]) -> None:
-        await self.emit({"type": "message_start", "message": message})
+        await self.emit(events.message_start(message))
         self.context.append(message)
         new_messages.append(message)
-        await self.emit({"type": "message_end", "message": message})
+        await self.emit(events.message_end(message))
 
     # --- one provider request -------------------------------------------------------------
 
@@ -220,17 +221,11 @@ class AgentLoop:
                 if kind == "start":
                     state["partial"] = event.partial
                     self.context.append(event.partial)
-                    await self.emit({"type": "message_start", "message": event.partial})
+                    await self.emit(events.message_start(event.partial))
                 elif kind == "done" or kind == "error":
                     return event.message if kind == "done" else event.error
                 else:
-                    await self.emit(
-                        {
-                            "type": "message_update",
-                            "message": state["partial"],
-                            "assistantMessageEvent": event,
-                        }
-                    )
+                    await self.emit(events.message_update(state["partial"], event))
             raise RuntimeError("provider stream ended without a done or error event")
 
         task = asyncio.ensure_future(consume())
@@ -249,7 +244,7 @@ class AgentLoop:
             final.duration_ms = int((time.monotonic() - started) * 1000)
         final.thinking_level = cfg.thinking_level or "off"
         if state["partial"] is None:
-            await self.emit({"type": "message_start", "message": final})
+            await self.emit(events.message_start(final))
             self.context.append(final)
         else:
             index = _last_index(self.context, state["partial"])
@@ -257,7 +252,7 @@ class AgentLoop:
                 self.context.append(final)
             else:
                 self.context[index] = final
-        await self.emit({"type": "message_end", "message": final})
+        await self.emit(events.message_end(final))
         return final
 
     def _failed_message(self, partial: AssistantMessage | None, reason: str, text: str) -> AssistantMessage:
@@ -275,14 +270,7 @@ class AgentLoop:
     async def _fail_all(self, calls: list[ToolCall], text: str) -> list[ToolResultMessage]:
         results = []
         for call in calls:
-            await self.emit(
-                {
-                    "type": "tool_execution_start",
-                    "toolCallId": call.id,
-                    "toolName": call.name,
-                    "args": call.arguments,
-                }
-            )
+            await self.emit(events.tool_execution_start(call.id, call.name, call.arguments))
             prepared = _Prepared(call=call, immediate=_error(text))
             results.append(await self._finish(prepared, prepared.immediate))
         for message in results:
@@ -326,14 +314,7 @@ class AgentLoop:
 
     async def _prepare(self, call: ToolCall) -> _Prepared:
         cfg = self.config
-        await self.emit(
-            {
-                "type": "tool_execution_start",
-                "toolCallId": call.id,
-                "toolName": call.name,
-                "args": call.arguments,
-            }
-        )
+        await self.emit(events.tool_execution_start(call.id, call.name, call.arguments))
         prepared = _Prepared(call=call)
         if cfg.signal.aborted:
             prepared.immediate = _error(ABORTED_TEXT)
@@ -373,15 +354,7 @@ class AgentLoop:
         assert prepared.tool is not None
 
         async def on_update(partial: Any) -> None:
-            await self.emit(
-                {
-                    "type": "tool_execution_update",
-                    "toolCallId": call.id,
-                    "toolName": call.name,
-                    "args": call.arguments,
-                    "partialResult": partial,
-                }
-            )
+            await self.emit(events.tool_execution_update(call.id, call.name, call.arguments, partial))
 
         started = time.monotonic()
         try:
@@ -420,16 +393,9 @@ class AgentLoop:
             result_json["details"] = result.details
         if result.structured_content is not None:
             result_json["structuredContent"] = result.structured_content
-        end_event: dict[str, Any] = {
-            "type": "tool_execution_end",
-            "toolCallId": call.id,
-            "toolName": call.name,
-            "result": result_json,
-            "isError": result.is_error,
-        }
-        if prepared.duration_ms is not None:
-            end_event["durationMs"] = prepared.duration_ms
-        await self.emit(end_event)
+        await self.emit(
+            events.tool_execution_end(call.id, call.name, result_json, result.is_error, prepared.duration_ms)
+        )
         message = ToolResultMessage(
             tool_call_id=call.id,
             tool_name=call.name,
@@ -445,9 +411,9 @@ class AgentLoop:
         return message
 
     async def _emit_result_message(self, message: ToolResultMessage) -> None:
-        await self.emit({"type": "message_start", "message": message})
+        await self.emit(events.message_start(message))
         self.context.append(message)
-        await self.emit({"type": "message_end", "message": message})
+        await self.emit(events.message_end(message))
 
 
 def _error(text: str, terminate: bool = False) -> ToolResult:

@@ -1,12 +1,18 @@
 """Plugin registration and ordered, isolated hook dispatch on top of pluggy.
 
-pluggy keeps the registry and validates signatures; this module decides the *order* (load order,
-first loaded runs first), the *return rule* (stop values end a chain, otherwise the last non-None
-return wins) and *isolation* (a failing plugin is named in one line and the others go on).
+pluggy keeps the registry and checks signatures; this module adds what pi's contract needs:
+
+* **validation at load**: wrappers and misspelled hooks are refused in one line naming the
+  plugin and the hook; two plugins may not share a name;
+* **order**: ``tryfirst`` handlers, then unmarked ones, then ``trylast``; within each group the
+  load order of :data:`SOURCE_ORDER` (pluggy itself calls the last registered first);
+* **return rules**: each event's :class:`pi_host.plugins.rules.Rule`, declared with its spec;
+* **isolation**: a failing handler is named once per (plugin, hook, error) and the others go on.
 """
 
 from __future__ import annotations
 
+import difflib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,9 +21,13 @@ from typing import Any
 import pluggy
 
 from pi_host.plugins import hookspecs
+from pi_host.plugins.rules import IGNORED, BadReturn, Corrected, Rule, rule_of
 
 PROJECT_NAME = "pi_host"
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+SOURCE_ORDER = ("builtin", "installed", "global", "project", "cli", "sdk")
+"""Load order of plugin sources; a source not listed (tests, benches) loads after these."""
 
 
 class PluginError(Exception):
@@ -40,104 +50,149 @@ class PluginRecord:
     disabled: bool = False
 
 
-ErrorListener = Callable[[dict[str, Any]], None]
+Failure = dict[str, Any]
+"""``{extensionPath, plugin, event, error}``: one plugin failure, as listeners receive it."""
+Chain = tuple[tuple[str, Callable[..., Any], tuple[str, ...]], ...]
+
+_SPECS = hookspecs.specs()
+_RULES: dict[str, Rule] = {name[3:]: rule_of(spec) for name, spec in _SPECS.items() if name.startswith("on_")}
 
 
-def is_stop(result: Any) -> bool:
-    """A return value that ends an event chain: cancel, block, or an input marked handled."""
-    if result.__class__ is dict:
-        return bool(result.get("cancel") or result.get("block") or result.get("action") == "handled")
-    return bool(
-        getattr(result, "cancel", False)
-        or getattr(result, "block", False)
-        or getattr(result, "action", None) == "handled"
-    )
+def _mark_group(impl: Any) -> int:
+    return 0 if impl.tryfirst else 2 if impl.trylast else 1
 
 
 class PluginHost:
-    """Owns the pluggy manager, the load-ordered plugin list and error reporting."""
+    """Owns the pluggy manager, the plugin records, dispatch and failure reporting."""
 
     def __init__(self, strict: bool = False) -> None:
         self.strict = strict
         self.pm = pluggy.PluginManager(PROJECT_NAME)
-        self.pm.add_hookspecs(hookspecs)
+        for module in hookspecs.MODULES:
+            self.pm.add_hookspecs(module)
         self.records: list[PluginRecord] = []
-        self._chains: dict[str, tuple[tuple[str, Callable[..., Any], tuple[str, ...]], ...]] = {}
-        self._event_chains: dict[str, tuple[tuple[str, Callable[..., Any], tuple[str, ...]], ...]] = {}
-        self._error_listeners: list[ErrorListener] = []
+        self._rank: dict[str, tuple[int, int]] = {}
+        self._chains: dict[str, Chain] = {}
+        self._listeners: list[Callable[[Failure], None]] = []
+        self._failures: dict[tuple[str, str, str], int] = {}
 
     # --- registration ---------------------------------------------------------------------
 
     def register(self, plugin: Any, record: PluginRecord) -> bool:
-        """Register ``plugin`` after all earlier ones; failures are reported, not raised."""
-        try:
-            self.pm.register(plugin, name=record.name)
-        except Exception as exc:  # invalid hook signatures, duplicate names
-            record.error = f"{type(exc).__name__}: {exc}"
+        """Register ``plugin`` in its source's load order; problems are reported, not raised."""
+        problems = self._check(plugin, record)
+        if not problems:
+            try:
+                self.pm.register(plugin, name=record.name)
+            except Exception as exc:  # a signature pluggy refuses
+                problems = [" ".join(str(exc).split())]
+        if problems:
+            record.error = "; ".join(problems)
             self.records.append(record)
-            self.report(record.name, "load", exc, origin=record.origin)
+            for problem in problems:
+                self.report(record.name, "load", problem, origin=record.origin)
             return False
-        record.hooks = sorted(
-            caller.name for caller in self.pm.get_hookcallers(plugin) or () if caller.name in _KNOWN_HOOKS
-        )
+        record.hooks = sorted(c.name for c in self.pm.get_hookcallers(plugin) or () if c.name in _SPECS)
+        source = SOURCE_ORDER.index(record.source) if record.source in SOURCE_ORDER else len(SOURCE_ORDER)
+        self._rank[record.name] = (source, len(self.records))
         self.records.append(record)
-        self._invalidate()
+        self._chains.clear()
         return True
+
+    def _check(self, plugin: Any, record: PluginRecord) -> list[str]:
+        clash = next((r for r in self.records if r.name == record.name and r.error is None), None)
+        if clash is not None:
+            return [
+                f"{_where(record)} and {_where(clash)} both name a plugin {record.name!r}; only the first loads"
+            ]
+        if self.pm.is_registered(plugin):
+            return [f"the same module is already registered as {self.pm.get_name(plugin)!r}"]
+        problems = []
+        for attribute in dir(plugin):
+            options = self.pm.parse_hookimpl_opts(plugin, attribute)
+            if options is None:
+                continue
+            if options.get("hookwrapper") or options.get("wrapper"):
+                problems.append(
+                    f"{attribute}: hookwrapper/wrapper implementations are not supported "
+                    "(a handler receives the event and returns)"
+                )
+            elif attribute not in _SPECS and not options.get("optionalhook"):
+                near = difflib.get_close_matches(attribute, _SPECS, n=1)
+                hint = f" (did you mean {near[0]!r}?)" if near else ""
+                problems.append(f"unknown hook {attribute!r}{hint}")
+        return problems
 
     def unregister(self, name: str) -> None:
         plugin = self.pm.get_plugin(name)
         if plugin is not None:
             self.pm.unregister(plugin)
-            self._invalidate()
-
-    def _invalidate(self) -> None:
-        self._chains.clear()
-        self._event_chains.clear()
+            self._chains.clear()
 
     def plugin_names(self) -> list[str]:
         return [r.name for r in self.records if r.error is None and not r.disabled]
 
-    # --- errors ----------------------------------------------------------------------------
+    def record(self, name: str) -> PluginRecord | None:
+        return next((r for r in self.records if r.name == name), None)
 
-    def on_error(self, listener: ErrorListener) -> Callable[[], None]:
-        """Subscribe to plugin failures (``{extensionPath, event, error}``)."""
-        self._error_listeners.append(listener)
-        return lambda: self._error_listeners.remove(listener)
+    # --- failures ----------------------------------------------------------------------------
+
+    def on_error(self, listener: Callable[[Failure], None]) -> Callable[[], None]:
+        """Subscribe to plugin failures (each distinct one once)."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
 
     def report(self, plugin: str, event: str, error: BaseException | str, origin: str = "") -> None:
+        """Name a failure of ``plugin`` in ``event``. A repeat of the same failure is only
+        counted (:meth:`repeated_failures`); with ``strict`` any failure raises."""
         message = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
-        payload = {"extensionPath": origin or plugin, "plugin": plugin, "event": event, "error": message}
-        for listener in list(self._error_listeners):
-            try:
-                listener(payload)
-            except Exception:
-                pass
+        key = (plugin, event, message)
+        seen = self._failures.get(key, 0)
+        self._failures[key] = seen + 1
+        if seen == 0:
+            record = self.record(plugin)
+            payload = {
+                "extensionPath": origin or (record.origin if record else "") or plugin,
+                "plugin": plugin,
+                "event": event,
+                "error": message,
+            }
+            for listener in list(self._listeners):
+                try:
+                    listener(payload)
+                except Exception:  # a broken listener must not hide the failure from the others
+                    pass
         if self.strict:
             raise PluginError(f"plugin {plugin!r} failed in {event}: {message}")
 
-    # --- calling ---------------------------------------------------------------------------
+    def repeated_failures(self) -> list[str]:
+        """One line per failure that happened more than once, with the count of repeats."""
+        return [
+            f"plugin {plugin!r} failed in {event} {count - 1} more time{'s' if count > 2 else ''}"
+            " with the same error"
+            for (plugin, event, _message), count in self._failures.items()
+            if count > 1
+        ]
 
-    def _chain(self, hook_name: str) -> tuple[tuple[str, Callable[..., Any], tuple[str, ...]], ...]:
+    # --- calling -----------------------------------------------------------------------------
+
+    def _chain(self, hook_name: str) -> Chain:
         chain = self._chains.get(hook_name)
         if chain is None:
             caller = getattr(self.pm.hook, hook_name, None)
-            if caller is None:  # an event with no specific hook (e.g. auto_retry_start)
-                self._chains[hook_name] = ()
-                return ()
-            # get_hookimpls() lists implementations in registration order (tryfirst/trylast
-            # respected), which is our load order; pluggy itself would call them in reverse.
-            chain = tuple(
-                (impl.plugin_name, impl.function, tuple(impl.argnames)) for impl in caller.get_hookimpls()
+            impls = caller.get_hookimpls() if caller is not None else []
+            ordered = sorted(impls, key=lambda i: (_mark_group(i), self._rank.get(i.plugin_name, (99, 0))))
+            chain = self._chains[hook_name] = tuple(
+                (i.plugin_name, i.function, tuple(i.argnames)) for i in ordered
             )
-            self._chains[hook_name] = chain
         return chain
 
     def has(self, hook_name: str) -> bool:
         return bool(self._chain(hook_name))
 
-    def collect(self, hook_name: str, **kwargs: Any) -> list[Any]:
-        """Call a registration hook on every plugin in load order; concatenate the lists."""
-        items: list[Any] = []
+    def collect_named(self, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
+        """Call a registration hook on every plugin in order: ``(plugin name, item)`` pairs."""
+        items: list[tuple[str, Any]] = []
         for plugin, function, argnames in self._chain(hook_name):
             try:
                 result = function(*[kwargs[name] for name in argnames])
@@ -146,34 +201,28 @@ class PluginHost:
                 continue
             if result is None:
                 continue
-            if isinstance(result, (list, tuple)):
-                items.extend(result)
-            else:
-                items.append(result)
+            items.extend(
+                (plugin, item) for item in (result if isinstance(result, (list, tuple)) else [result])
+            )
         return items
 
-    async def dispatch(
-        self,
-        event_name: str,
-        event: dict[str, Any],
-        ctx: Any = None,
-        *,
-        fold: Callable[[dict[str, Any], Any], None] | None = None,
-        raise_stops: bool = False,
-    ) -> Any:
-        """Run ``on_<event_name>`` handlers one at a time in load order.
+    def collect(self, hook_name: str, **kwargs: Any) -> list[Any]:
+        """A registration hook's items from every plugin, in order."""
+        return [item for _plugin, item in self.collect_named(hook_name, **kwargs)]
 
-        Returns the stop value of the first handler that stops the chain, else the last non-None
-        return (None when nobody had an opinion). ``fold`` merges each return into ``event``
-        before the next handler runs (chained events). With ``raise_stops`` a raising handler
-        becomes ``{"block": True, "reason": <message>}`` and stops the chain (``tool_call``).
+    async def dispatch(self, event_name: str, event: dict[str, Any], ctx: Any = None) -> Any:
+        """Run the ``on_<event_name>`` handlers one at a time under the event's return rule.
+
+        Returns the stop value that ended the chain, else the rule's combination of the accepted
+        returns (by default the last one), else None.
         """
-        chain = self._event_chains.get(event_name)
+        chain = self._chains.get("on_" + event_name)
         if chain is None:
-            chain = self._event_chains[event_name] = self._chain("on_" + event_name)
+            chain = self._chain("on_" + event_name)
         if not chain:
             return None
-        last = None
+        rule = _RULES.get(event_name, IGNORED)
+        accepted: list[Any] = []
         for plugin, function, argnames in chain:
             try:
                 if len(argnames) == 2:
@@ -185,18 +234,34 @@ class PluginHost:
                 if result is not None and inspect.isawaitable(result):
                     result = await result
             except Exception as exc:
-                if raise_stops:
-                    return {"block": True, "reason": str(exc) or type(exc).__name__, "error": exc}
                 self.report(plugin, event_name, exc)
+                if rule.raise_blocks:
+                    return {"block": True, "reason": str(exc) or type(exc).__name__}
                 continue
-            if result is None:
+            if result is None or rule.ignored:
                 continue
-            if is_stop(result):
+            if rule.check is not None:
+                try:
+                    result = rule.check(event, result)
+                except Corrected as exc:
+                    self.report(plugin, event_name, f"returned {exc}")
+                    result = exc.value
+                except BadReturn as exc:
+                    self.report(plugin, event_name, f"returned {exc}; ignored")
+                    continue
+                if result is None:
+                    continue
+            if rule.stop is not None and rule.stop(result):
                 return result
-            if fold is not None:
-                fold(event, result)
-            last = result
-        return last
+            if rule.fold is not None:
+                rule.fold(event, result)
+            accepted.append(result)
+        if rule.combine is not None:
+            return rule.combine(accepted)
+        return accepted[-1] if accepted else None
 
 
-_KNOWN_HOOKS = frozenset(name for name in dir(hookspecs) if name.startswith(("on_", "register_")))
+def _where(record: PluginRecord) -> str:
+    if record.source in ("builtin", "installed"):
+        return f"{record.origin or record.source} {record.version}".strip()
+    return record.origin or record.source

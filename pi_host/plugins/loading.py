@@ -1,14 +1,15 @@
-"""Finding and importing plugins in the documented load order.
+"""Finding plugins and importing them, isolated, in the documented load order.
 
 1. built-ins: entry points of the ``pi_host`` group shipped by the pi-host distribution;
 2. installed third-party plugins: the group's other entry points, sorted by entry-point name;
 3. global files: ``<agent dir>/extensions/*.py`` (and packages with ``__init__.py``), by name;
-4. project files: ``<cwd>/.pi/extensions/*.py``, by name (only when the project is trusted);
+4. project files: ``<cwd>/.pi/extensions/*.py``, by name (imported only for a trusted project);
 5. ``-e`` paths, in the order given.
 
-Scanning installed distributions is slow, so the entry-point list is cached in
-``<cache dir>/entry-points.json`` and rebuilt whenever a ``sys.path`` directory changes (installing
-or removing a distribution touches its site-packages directory).
+:func:`find_plugins` lists them without importing anything; :func:`load` imports one and
+registers it. Scanning installed distributions is slow, so the entry-point list is cached in
+``<cache dir>/entry-points.json`` and rebuilt whenever a ``sys.path`` directory's distributions
+change (installing or removing one rewrites its ``.dist-info``).
 """
 
 from __future__ import annotations
@@ -19,16 +20,20 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
-from pi_host.config import paths
 from pi_host.plugins.dispatch import PluginHost, PluginRecord
 
 GROUP = "pi_host"
 HOST_DISTRIBUTION = "pi-host"
 CACHE_VERSION = 1
+
+
+def normalise(name: str) -> str:
+    """A distribution or plugin name as packaging compares them (``My_Tools`` = ``my-tools``)."""
+    return name.lower().replace("_", "-").replace(".", "-")
 
 
 @dataclass
@@ -40,11 +45,16 @@ class EntryPointInfo:
 
     @property
     def builtin(self) -> bool:
-        return _normalise(self.dist) == _normalise(HOST_DISTRIBUTION)
+        return normalise(self.dist) == HOST_DISTRIBUTION
 
 
-def _normalise(dist_name: str) -> str:
-    return dist_name.lower().replace("_", "-").replace(".", "-")
+@dataclass
+class Candidate:
+    """A plugin that could load: its record and how to import it."""
+
+    record: PluginRecord
+    load: Callable[[], Any]
+    dist: str = ""
 
 
 def _fingerprint() -> list[Any]:
@@ -84,11 +94,12 @@ def _scan_entry_points() -> list[EntryPointInfo]:
     return list(found.values())
 
 
-def entry_points(use_cache: bool = True) -> list[EntryPointInfo]:
-    """The ``pi_host`` entry points, from the cache when installed distributions did not change."""
-    cache_file = os.path.join(paths.cache_dir(), "entry-points.json")
+def entry_points(cache_dir: str | None) -> list[EntryPointInfo]:
+    """The ``pi_host`` entry points, from the cache in ``cache_dir`` when installed
+    distributions did not change (None: always scan)."""
     fingerprint = _fingerprint()
-    if use_cache:
+    cache_file = os.path.join(cache_dir, "entry-points.json") if cache_dir else None
+    if cache_file:
         try:
             with open(cache_file, encoding="utf-8") as handle:
                 cached = json.load(handle)
@@ -97,7 +108,7 @@ def entry_points(use_cache: bool = True) -> list[EntryPointInfo]:
         except (OSError, ValueError, KeyError, TypeError):
             pass
     found = _scan_entry_points()
-    if use_cache:
+    if cache_file:
         try:
             os.makedirs(os.path.dirname(cache_file), exist_ok=True)
             tmp = f"{cache_file}.{os.getpid()}.tmp"
@@ -107,13 +118,6 @@ def entry_points(use_cache: bool = True) -> list[EntryPointInfo]:
         except OSError:
             pass  # a read-only cache dir only costs speed
     return found
-
-
-def ordered_entry_points(eps: Iterable[EntryPointInfo]) -> list[EntryPointInfo]:
-    eps = list(eps)
-    builtins = sorted((e for e in eps if e.builtin), key=lambda e: e.name)
-    others = sorted((e for e in eps if not e.builtin), key=lambda e: (e.name, e.dist))
-    return builtins + others
 
 
 def _load_entry_point(ep: EntryPointInfo) -> Any:
@@ -151,7 +155,8 @@ def load_file_plugin(path: str) -> Any:
     return module
 
 
-def _dir_plugins(directory: str) -> list[str]:
+def dir_plugins(directory: str) -> list[str]:
+    """The plugin files and packages directly inside ``directory``, by name."""
     try:
         names = sorted(os.listdir(directory))
     except OSError:
@@ -168,68 +173,70 @@ def _dir_plugins(directory: str) -> list[str]:
     return found
 
 
-@dataclass
-class LoadOptions:
-    cwd: str = "."
-    extension_paths: tuple[str, ...] = ()
-    """``-e`` paths, loaded last in this order."""
-    disabled: frozenset[str] = frozenset()
-    builtins_only: bool = False
-    """``PI_HOST_NO_PLUGINS=1``: only the built-ins."""
-    project_trusted: bool = True
-    discover_files: bool = True
-    use_cache: bool = True
-
-
-def disabled_from_env() -> frozenset[str]:
-    value = os.environ.get("PI_HOST_DISABLE_PLUGINS", "")
-    return frozenset(part.strip() for part in value.split(",") if part.strip())
-
-
-def load_plugins(host: PluginHost, options: LoadOptions) -> PluginHost:
-    """Import and register every plugin source in load order. Failures are isolated."""
-    for ep in ordered_entry_points(entry_points(options.use_cache)):
-        if options.builtins_only and not ep.builtin:
+def find_plugins(
+    *,
+    cache_dir: str | None,
+    builtins_only: bool,
+    global_dir: str | None,
+    project_dir: str | None,
+    extension_paths: tuple[str, ...] = (),
+) -> dict[str, list[Candidate]]:
+    """Every plugin source's candidates by source, in load order, nothing imported.
+    ``global_dir`` / ``project_dir`` are the extension directories (None: not searched)."""
+    found: dict[str, list[Candidate]] = {
+        "builtin": [],
+        "installed": [],
+        "global": [],
+        "project": [],
+        "cli": [],
+    }
+    eps = entry_points(cache_dir)
+    ordered = sorted((e for e in eps if e.builtin), key=lambda e: e.name) + sorted(
+        (e for e in eps if not e.builtin), key=lambda e: (e.name, e.dist)
+    )
+    for ep in ordered:
+        if builtins_only and not ep.builtin:
             continue
-        record = PluginRecord(
-            name=ep.name,
-            source="builtin" if ep.builtin else "installed",
-            origin=ep.dist,
-            version=ep.version,
-        )
-        _import_and_register(host, record, options, lambda ep=ep: _load_entry_point(ep))
-    if options.builtins_only or not options.discover_files:
-        files: list[tuple[str, str]] = []
-    else:
-        files = [("global", p) for p in _dir_plugins(os.path.join(paths.agent_dir(), "extensions"))]
-        if options.project_trusted:
-            files += [("project", p) for p in _dir_plugins(os.path.join(options.cwd, ".pi", "extensions"))]
-    files += [("cli", p) for p in options.extension_paths]
+        source = "builtin" if ep.builtin else "installed"
+        record = PluginRecord(name=ep.name, source=source, origin=ep.dist, version=ep.version)
+        found[source].append(Candidate(record, lambda ep=ep: _load_entry_point(ep), dist=ep.dist))
+    taken: set[str] = {c.record.name for group in found.values() for c in group}
+    files = [] if builtins_only else [("global", p) for p in dir_plugins(global_dir or "") if global_dir]
+    if not builtins_only and project_dir:
+        files += [("project", p) for p in dir_plugins(project_dir)]
+    files += [("cli", p) for p in extension_paths]
     for source, path in files:
-        name = os.path.splitext(os.path.basename(path.rstrip(os.sep)))[0]
-        record = PluginRecord(name=_unique_name(host, name), source=source, origin=os.path.abspath(path))
-        _import_and_register(host, record, options, lambda path=path: load_file_plugin(path))
-    return host
+        name = _unique(os.path.splitext(os.path.basename(path.rstrip(os.sep)))[0], taken)
+        record = PluginRecord(name=name, source=source, origin=os.path.abspath(os.path.expanduser(path)))
+        found[source].append(Candidate(record, lambda path=path: load_file_plugin(path)))
+    return found
 
 
-def _unique_name(host: PluginHost, name: str) -> str:
-    taken = {r.name for r in host.records}
-    if name not in taken:
-        return name
-    index = 1
-    while f"{name}:{index}" in taken:
-        index += 1
-    return f"{name}:{index}"
+def _unique(name: str, taken: set[str]) -> str:
+    unique, index = name, 1
+    while unique in taken:
+        unique, index = f"{name}:{index}", index + 1
+    taken.add(unique)
+    return unique
 
 
-def _import_and_register(host: PluginHost, record: PluginRecord, options: LoadOptions, load: Any) -> None:
-    if record.name in options.disabled:
+def is_named(candidate: Candidate, names: Collection[str]) -> bool:
+    """Whether ``names`` (normalised) name this plugin or its distribution."""
+    return normalise(candidate.record.name) in names or bool(
+        candidate.dist and normalise(candidate.dist) in names
+    )
+
+
+def load(host: PluginHost, candidate: Candidate, disabled: Collection[str] = ()) -> bool:
+    """Import and register one candidate unless ``disabled`` names it; failures are isolated."""
+    record = candidate.record
+    if is_named(candidate, disabled):
         record.disabled = True
         host.records.append(record)
-        return
+        return False
     started = time.perf_counter()
     try:
-        plugin = load()
+        plugin = candidate.load()
     except BaseException as exc:  # SyntaxError, ImportError, SystemExit from a broken plugin
         if isinstance(exc, KeyboardInterrupt):
             raise
@@ -237,8 +244,8 @@ def _import_and_register(host: PluginHost, record: PluginRecord, options: LoadOp
         record.error = f"{type(exc).__name__}: {exc}"
         host.records.append(record)
         host.report(record.name, "load", record.error, origin=record.origin)
-        return
+        return False
     record.import_ms = (time.perf_counter() - started) * 1000
     if not record.version:
         record.version = str(getattr(plugin, "__version__", "") or "")
-    host.register(plugin, record)
+    return host.register(plugin, record)

@@ -1,4 +1,7 @@
-"""The things registration hooks return. Plain dataclasses: importing this module is cheap."""
+"""The things registration hooks return. Plain dataclasses: importing this module is cheap.
+
+``ProviderApi`` and ``ProviderInfo`` belong to the model catalog (:mod:`pi_host.config.models`)
+and are re-exported here with the rest."""
 
 from __future__ import annotations
 
@@ -6,32 +9,19 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pi_host.config.models import ProviderApi, ProviderInfo
 
-@dataclass
-class ProviderApi:
-    """An implementation of one wire API (``stream`` follows ``pi_host.protocol.StreamFn``)."""
-
-    api: str
-    stream: Callable[..., Any]
-
-
-@dataclass
-class ProviderInfo:
-    """A provider and its models for the catalog.
-
-    ``models`` holds dicts in models.json's model shape (``id``, ``name``, ``contextWindow``...).
-    ``env_keys`` are the environment variables tried for its key, in order.
-    """
-
-    id: str
-    api: str = ""
-    base_url: str = ""
-    env_keys: list[str] = field(default_factory=list)
-    models: list[dict[str, Any]] = field(default_factory=list)
-    headers: dict[str, str] | None = None
-    compat: dict[str, Any] | None = None
-    needs_key: bool = True
-    """False for providers that work without credentials (faux, some local servers)."""
+__all__ = [
+    "CliFlag",
+    "Command",
+    "CompactionStrategy",
+    "ContextSource",
+    "Mode",
+    "ProviderApi",
+    "ProviderInfo",
+    "SessionStoreFactory",
+    "Subcommand",
+]
 
 
 @dataclass
@@ -90,17 +80,26 @@ class CompactionStrategy:
 
 @dataclass
 class Mode:
-    """A run mode. ``run(app)`` receives the CLI's :class:`pi_host.cli.run.RunRequest` and returns
-    the process exit code (may be async)."""
+    """A run mode, chosen with ``--mode <name>`` (or one of ``aliases``). ``run(request)``
+    receives the CLI's :class:`pi_host.cli.run.RunRequest` and returns the process exit code
+    (may be async)."""
 
     name: str
     run: Callable[[Any], Any]
     description: str = ""
+    aliases: list[str] = field(default_factory=list)
+    """Other names for ``--mode`` (the print mode is also ``text``, as in pi)."""
+    has_ui: bool = False
+    """The mode can show dialogs (``ctx.has_ui``): pi's TUI and RPC modes."""
+    can_ask: bool = False
+    """The mode can put questions to the user before the session starts (project trust)."""
 
 
 @dataclass
 class SessionStoreFactory:
-    """Opens session stores. ``open(options)`` returns a :class:`pi_host.lib.sessions.store.SessionStore`."""
+    """Opens session stores. ``open(options)`` returns a session store
+    (:class:`pi_host.session.store.SessionStore`). The setting ``sessionStore`` picks one by
+    name; without it the last registered factory opens the session."""
 
     name: str
     open: Callable[[Any], Any]

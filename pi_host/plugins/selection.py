@@ -1,47 +1,158 @@
-"""Building the plugin host for a run: load every plugin source in the documented order.
+"""Which plugins load for a directory: the one path every command takes (``pi``, ``pi --help``,
+``pi plugins``, the SDK), so they never disagree.
 
-Deliberately free of pydantic and httpx so that ``pi --help`` and ``pi plugins`` stay fast.
+1. The user's ``disabledPlugins`` (``<agent dir>/settings.json``) and ``PI_HOST_DISABLE_PLUGINS``
+   always apply; names match an entry-point or file name, or a distribution name.
+2. Built-in, installed, global (``<agent dir>/extensions``) and ``-e`` plugins load.
+3. Project trust is decided (:func:`pi_host.config.trust.decide_trust`): ``-a``/``-na``, then the
+   ``project_trust`` handlers of the plugins just loaded, then ``trust.json``, then
+   ``defaultProjectTrust``.
+4. A trusted project's ``.pi/extensions`` load and its ``disabledPlugins`` disable more; an
+   untrusted project's extensions are listed as skipped and never imported.
+
+A name in a disabled list that matches nothing is reported in one line.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from pi_host.config import paths
+from pi_host.config.settings import disabled_plugins
+from pi_host.config.trust import TrustDecision, decide_trust, save_trust_decision
 from pi_host.plugins.dispatch import PluginHost, PluginRecord
-from pi_host.plugins.loading import LoadOptions, disabled_from_env, load_plugins
+from pi_host.plugins.loading import Candidate, find_plugins, is_named, load, normalise
 
 
-def build_host(
-    cwd: str,
-    settings: dict[str, Any],
-    *,
-    extension_paths: tuple[str, ...] = (),
-    builtins_only: bool | None = None,
-    strict: bool = False,
-    discover: bool = True,
-    extra_plugins: list[Any] | tuple[Any, ...] = (),
-    on_error: Any = None,
-) -> PluginHost:
-    """Load every plugin source in the documented order."""
-    host = PluginHost(strict=strict)
-    if on_error is not None:
-        host.on_error(on_error)
-    disabled = set(disabled_from_env())
-    configured = settings.get("disabledPlugins")
-    if isinstance(configured, list):
-        disabled.update(str(name) for name in configured)
+@dataclass
+class PluginRequest:
+    """What a command knows when it loads plugins."""
+
+    cwd: str
+    approve: bool | None = None
+    """``-a`` (True) / ``-na`` (False) / neither."""
+    extension_paths: tuple[str, ...] = ()
+    """``-e`` paths."""
+    builtins_only: bool | None = None
+    """``-ne``; None: ``PI_HOST_NO_PLUGINS``."""
+    strict: bool = False
+    mode: str = "print"
+    can_ask: bool = False
+    """The chosen mode can ask the user whether to trust the project."""
+    extra_plugins: Sequence[Any] = ()
+    """Plugin objects of an SDK caller, registered last."""
+    discover_files: bool = True
+    """False: no ``extensions`` directories (SDK callers that want only their own plugins)."""
+    on_error: Callable[[dict[str, Any]], None] | None = None
+
+
+@dataclass
+class TrustContext:
+    """``ctx`` of ``on_project_trust`` handlers: the session does not exist yet."""
+
+    cwd: str
+    mode: str
+    has_ui: bool = False
+
+
+@dataclass
+class LoadedPlugins:
+    host: PluginHost
+    trust: TrustDecision
+    problems: list[str] = field(default_factory=list)
+    """Settings problems found on the way, one line each."""
+
+
+def disabled_from_env() -> list[str]:
+    value = os.environ.get("PI_HOST_DISABLE_PLUGINS", "")
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def load_plugins(request: PluginRequest) -> LoadedPlugins:
+    """Load the plugins ``request`` asks for, in the documented order; see the module doc."""
+    host = PluginHost(strict=request.strict)
+    if request.on_error is not None:
+        host.on_error(request.on_error)
+    cwd = os.path.abspath(request.cwd)
+    problems: list[str] = []
+    names, problem = disabled_plugins(os.path.join(paths.agent_dir(), "settings.json"))
+    problems += [problem] if problem else []
+    disabled = {normalise(n) for n in [*disabled_from_env(), *names]}
+    builtins_only = request.builtins_only
     if builtins_only is None:
         builtins_only = os.environ.get("PI_HOST_NO_PLUGINS", "") not in ("", "0")
-    options = LoadOptions(
-        cwd=cwd,
-        extension_paths=tuple(extension_paths),
-        disabled=frozenset(disabled),
+    found = find_plugins(
+        cache_dir=paths.cache_dir(),
         builtins_only=builtins_only,
-        discover_files=discover,
+        global_dir=os.path.join(paths.agent_dir(), "extensions") if request.discover_files else None,
+        project_dir=os.path.join(cwd, ".pi", "extensions") if request.discover_files else None,
+        extension_paths=tuple(request.extension_paths),
     )
-    load_plugins(host, options)
-    for index, plugin in enumerate(extra_plugins):
+    for source in ("builtin", "installed", "global", "cli"):
+        for candidate in found[source]:
+            load(host, candidate, disabled)
+    decision = decide_trust(
+        cwd, request.approve, can_ask=request.can_ask, vote=lambda: _vote(host, cwd, request.mode)
+    )
+    project = found["project"]
+    if decision.trusted:
+        names, problem = disabled_plugins(os.path.join(cwd, ".pi", "settings.json"))
+        problems += [problem] if problem else []
+        more = {normalise(n) for n in names} - disabled
+        _disable_loaded(host, [c for group in found.values() for c in group], more)
+        disabled |= more
+        for candidate in project:
+            load(host, candidate, disabled)
+    else:
+        for candidate in project:
+            candidate.record.disabled = True
+            candidate.record.error = "project not trusted: skipped, not imported (run with -a to load it)"
+            host.records.append(candidate.record)
+    for index, plugin in enumerate(request.extra_plugins):
         name = getattr(plugin, "__name__", None) or f"{type(plugin).__name__}-{index}"
         host.register(plugin, PluginRecord(name=name, source="sdk", origin=name))
-    return host
+    known = {
+        normalise(name) for group in found.values() for c in group for name in (c.record.name, c.dist) if name
+    }
+    for name in sorted(disabled - known):
+        problems.append(f"disabledPlugins: no plugin or distribution named {name!r}")
+    return LoadedPlugins(host, decision, problems)
+
+
+def _disable_loaded(host: PluginHost, candidates: list[Candidate], names: set[str]) -> None:
+    """A trusted project disables plugins that were loaded before its settings could be read."""
+    for candidate in candidates:
+        if names and is_named(candidate, names) and candidate.record in host.records:
+            host.unregister(candidate.record.name)
+            candidate.record.disabled = True
+
+
+def _vote(host: PluginHost, cwd: str, mode: str) -> bool | None:
+    """The first yes/no of the ``project_trust`` handlers (saved when they ask to remember)."""
+    if not host.has("on_project_trust"):
+        return None
+    vote = run_now(host.dispatch("project_trust", {"cwd": cwd}, TrustContext(cwd, mode)))
+    if not isinstance(vote, dict) or vote.get("trusted") not in ("yes", "no"):
+        return None
+    trusted = vote["trusted"] == "yes"
+    if vote.get("remember"):
+        save_trust_decision(cwd, trusted)
+    return trusted
+
+
+def run_now(coroutine: Any) -> Any:
+    """Run a coroutine to completion from synchronous code, also inside a running event loop
+    (the SDK's ``create_session``): there it runs on a helper thread with its own loop."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()

@@ -62,6 +62,13 @@ class LlmContext:
 
 @dataclass
 class StreamOptions:
+    """What one provider request may use beyond the model and the context.
+
+    The ``on_*`` callbacks are how the session's plugin hooks reach the provider's HTTP layer
+    (``pi_host.lib.llm.http`` calls them); each is None when no plugin listens, and may be sync
+    or async.
+    """
+
     signal: AbortSignal | None = None
     api_key: str | None = None
     max_tokens: int | None = None
@@ -72,9 +79,22 @@ class StreamOptions:
     cache_retention: str = "short"
     headers: dict[str, str] = field(default_factory=dict)
     thinking_budgets: dict[str, int] | None = None
+    retry: dict[str, Any] | None = None
+    """Provider-level retries: pi's ``retry.provider`` settings (``maxRetries`` defaults to 0)."""
+    idle_timeout_ms: int | None = None
+    """No bytes for this long ends the stream (``httpIdleTimeoutMs``, default 300000)."""
+    client: Any = None
+    """An ``httpx.AsyncClient`` to use instead of the shared one."""
     on_payload: Callable[[dict[str, Any]], Any] | None = None
-    """Called with the request body before sending; a non-None return replaces it."""
+    """``before_provider_request``: called with the request body; a non-None return replaces it."""
+    on_headers: Callable[[dict[str, Any]], Any] | None = None
+    """``before_provider_headers``: mutate the dict; a value set to None drops that header."""
+    on_response: Callable[[int, dict[str, Any]], Any] | None = None
+    """``after_provider_response``: status and headers, before the body is read."""
+    on_stream_event: Callable[[Any], Any] | None = None
+    """``provider_stream_event``: each decoded stream chunk."""
     extra: dict[str, Any] = field(default_factory=dict)
+    """Options of a provider plugin's own; the host sets nothing here."""
 
 
 class StreamFn(Protocol):

@@ -88,3 +88,14 @@ def wrap_section(name: str, content: str) -> str:
     if name == "preamble":
         return content
     return f"<{name}>\n{content}\n</{name}>"
+
+
+def force_system_prompt(messages: list[Any], prompt: str) -> list[Any]:
+    """``messages`` with every system message replaced by one leading message whose whole text is
+    ``prompt`` (a ``before_agent_start`` replacement): providers send exactly that text, and the
+    declared tools stay declared."""
+    from pi_host.protocol.messages import SystemMessage
+
+    tools = list(replay_system(messages).tools.values())
+    head = SystemMessage(content=prompt, tools_added=tools or None)
+    return [head, *(m for m in messages if getattr(m, "role", None) != "system")]

@@ -1,40 +1,40 @@
-"""The session layer: input pipeline, queues, plugins, persistence around the loop (reference §4).
+"""The session layer: input pipeline, queues, plugin events and persistence around the loop
+(reference §4).
 
 :class:`AgentSession` turns a prompt into one or more runs of :class:`pi_host.loop.loop.AgentLoop`,
-maps the loop's callbacks onto plugin events (``context``, ``tool_call``, ``tool_result``...),
-persists every finished message to the session store and ends each prompt with
-``agent_settled``. Listeners (``subscribe``) receive every session event; modes render them.
+maps the loop's callbacks onto plugin events (:mod:`pi_host.session.bridge`), persists every
+finished message to the store and ends each prompt with ``agent_settled``. Listeners
+(:meth:`AgentSession.subscribe`) receive every session event; modes render them. What the session
+drives but does not implement is handed to it: the store, the model catalog and (optionally) the
+compaction driver.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pi_host.config import paths
+from pi_host.config.defaults import DEFAULTS
+from pi_host.loop import events
 from pi_host.loop.convert import convert_to_llm
 from pi_host.loop.loop import AgentLoop, LoopConfig
 from pi_host.loop.tools import Tool, ToolContext
-from pi_host.plugins.dispatch import PluginHost, is_stop
+from pi_host.plugins.dispatch import PluginHost
 from pi_host.plugins.registrations import Command, ContextSource
-from pi_host.protocol import (
-    AssistantMessage,
-    CustomMessage,
-    ImageContent,
-    TextContent,
-    UserMessage,
-    now_ms,
-)
+from pi_host.protocol import AssistantMessage, CustomMessage, ImageContent, TextContent, UserMessage, now_ms
 from pi_host.protocol.abort import AbortController, AbortSignal
-from pi_host.protocol.transcript import replay_system
+from pi_host.protocol.transcript import force_system_prompt, replay_system
 from pi_host.session.bridge import PluginBridge
+from pi_host.session.compaction_driver import CompactionDriver
 from pi_host.session.context import ExtensionContext
 from pi_host.session.errors import SessionError
+from pi_host.session.queues import PromptQueues, QueuedMessage
 from pi_host.session.retry import AutoRetry
+from pi_host.session.store import SessionStore
 from pi_host.session.system_prompt import SystemPromptDeclarer
 
 Listener = Callable[[dict[str, Any]], Any]
@@ -42,14 +42,6 @@ Listener = Callable[[dict[str, Any]], Any]
 STREAMING_ERROR = (
     "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
 )
-DEFAULT_TOOLS = ("read", "bash", "edit", "write")
-PI_TOOL_ORDER = ("read", "bash", "edit", "write", "grep", "find", "ls")
-
-
-@dataclass
-class QueuedMessage:
-    message: Any
-    text: str
 
 
 @dataclass
@@ -58,25 +50,23 @@ class SessionConfig:
     model: Any = None
     thinking_level: str = "off"
     tools: list[str] | None = None
-    """Allowlist of tool names; None = each tool's default activity (settings ``defaultTools``)."""
+    """Allowlist of tool names; None = the ``defaultTools`` setting plus other plugins' tools."""
     no_tools: bool = False
     tool_execution: str = "parallel"
     steering_mode: str = "one-at-a-time"
     follow_up_mode: str = "one-at-a-time"
     mode: str = "sdk"
+    has_ui: bool = False
+    project_trusted: bool = True
     settings: dict[str, Any] = field(default_factory=dict)
     flags: dict[str, Any] = field(default_factory=dict)
     api_key: str | None = None
+    warn: Callable[[str], None] | None = None
+    """Where one-line warnings go (a bad setting found late); default: ``pi: ...`` on stderr."""
 
 
 class AgentSession:
-    def __init__(
-        self,
-        host: PluginHost,
-        registry: Any,
-        store: Any,
-        config: SessionConfig,
-    ) -> None:
+    def __init__(self, host: PluginHost, registry: Any, store: SessionStore, config: SessionConfig) -> None:
         self.host = host
         self.registry = registry
         self.store = store
@@ -94,27 +84,42 @@ class AgentSession:
             thinking_level=self.thinking_level,
             agent_dir=paths.agent_dir(),
         )
+        self._owners: dict[int, str] = {}
         self.all_tools: dict[str, Tool] = {}
-        for tool in host.collect("register_tools", ctx=self.tool_context):
+        self.builtin_tools: set[str] = set()
+        """Names of tools a built-in plugin registered (``--no-builtin-tools`` drops them)."""
+        for plugin, tool in host.collect_named("register_tools", ctx=self.tool_context):
             if isinstance(tool, Tool) or hasattr(tool, "execute"):
                 self.all_tools[tool.name] = tool
+                record = host.record(plugin)
+                if record is not None and record.source == "builtin":
+                    self.builtin_tools.add(tool.name)
+                else:
+                    self.builtin_tools.discard(tool.name)
         self.active_tools: dict[str, Tool] = self._select_tools()
         self.commands: dict[str, Command] = {}
-        for command in host.collect("register_commands"):
+        for plugin, command in host.collect_named("register_commands"):
             if isinstance(command, Command):
                 name, index = command.name, 1
                 while name in self.commands:
                     name, index = f"{command.name}:{index}", index + 1
                 self.commands[name] = command
-        self.context_sources: list[ContextSource] = sorted(
-            (s for s in host.collect("register_context_sources") if isinstance(s, ContextSource)),
-            key=lambda s: s.order,
-        )
+                self._owners[id(command)] = plugin
+        sources = [
+            (p, s) for p, s in host.collect_named("register_context_sources") if isinstance(s, ContextSource)
+        ]
+        self._owners.update((id(s), p) for p, s in sources)
+        self.context_sources: list[ContextSource] = sorted((s for _, s in sources), key=lambda s: s.order)
         restored = store.build_context()
         self.messages: list[Any] = list(restored.messages)
+        self.discovered: dict[str, list[str]] = {}
+        """What ``resources_discover`` handlers returned (``skillPaths``, ``promptPaths``...)."""
+        self.compactor: CompactionDriver | None = None
+        self.auto_retry_enabled = True
         self._listeners: list[Listener] = []
-        self._steering: list[QueuedMessage] = []
-        self._follow_up: list[QueuedMessage] = []
+        self.queues = PromptQueues(
+            lambda steering, follow_up: self._notify(events.queue_update(steering, follow_up))
+        )
         self._controller: AbortController | None = None
         self._run_task: asyncio.Task[Any] | None = None
         self._idle = asyncio.Event()
@@ -124,15 +129,9 @@ class AgentSession:
         self._last_entry: tuple[Any, str | None] | None = None
         self._turn_index = -1
         self._last_response: AssistantMessage | None = None
-        self.auto_retry_enabled = True
+        self._forced_prompt: str | None = None
+        self._prompt_event: dict[str, Any] | None = None
         self._retry = AutoRetry(self)
-        self.compactor: Any = None
-        try:
-            from pi_host.lib.compaction import Compactor
-        except ImportError:
-            pass
-        else:
-            self.compactor = Compactor(self)
         if not restored.messages:  # a new session (possibly named already): record model and level
             self._record_initial_state()
 
@@ -146,10 +145,25 @@ class AgentSession:
     def is_streaming(self) -> bool:
         return self._run_task is not None and not self._run_task.done()
 
+    @property
+    def signal(self) -> AbortSignal | None:
+        """The running prompt's abort signal (None while idle)."""
+        return self._controller.signal if self._controller is not None else None
+
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Receive every session event (dicts shaped like pi's events)."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    async def start(self, reason: str = "startup") -> None:
+        """``session_start``, then the one ``resources_discover`` of this session."""
+        await self.host.dispatch("session_start", {"reason": reason}, self.ctx)
+        found = await self.host.dispatch(
+            "resources_discover",
+            {"cwd": self.config.cwd, "reason": "reload" if reason == "reload" else "startup"},
+            self.ctx,
+        )
+        self.discovered = dict(found or {})
 
     async def prompt(
         self,
@@ -163,47 +177,38 @@ class AgentSession:
 
         With ``wait`` (default) a started prompt returns once the session has settled.
         """
-        if text.startswith("/"):
-            handled = await self._run_command(text)
-            if handled:
-                return "handled"
+        if text.startswith("/") and await self._run_command(text):
+            return "handled"
         expanded = await self._preprocess(text, images, source, streaming_behavior)
         if expanded is None:
             return "handled"
         text, images = expanded
         if self.is_streaming:
-            if streaming_behavior == "steer":
-                self._enqueue(self._steering, self._user_message(text, images), text)
-                return "queued"
-            if streaming_behavior == "followUp":
-                self._enqueue(self._follow_up, self._user_message(text, images), text)
+            if streaming_behavior in ("steer", "followUp"):
+                queue = self.queues.steering if streaming_behavior == "steer" else self.queues.follow_up
+                self.queues.add(queue, self._user_message(text, images), text)
                 return "queued"
             raise SessionError(STREAMING_ERROR)
         self._check_model()
         if self.compactor is not None:
             await self.compactor.before_prompt()
-        message = self._user_message(text, images)
-        prompts = await self._before_agent_start(text, images, message)
+        prompts = await self._before_agent_start(text, images, self._user_message(text, images))
         self._start_run(prompts)
         if wait:
             await self.wait_for_idle()
         return "started"
 
     async def steer(self, text: str, images: list[ImageContent] | None = None) -> str:
-        return await self._queue_input(self._steering, text, images)
+        return await self._queue_input(self.queues.steering, text, images)
 
     async def follow_up(self, text: str, images: list[ImageContent] | None = None) -> str:
-        return await self._queue_input(self._follow_up, text, images)
+        return await self._queue_input(self.queues.follow_up, text, images)
 
     def clear_queue(self) -> dict[str, list[str]]:
-        cleared = {
-            "steering": [q.text for q in self._steering],
-            "followUp": [q.text for q in self._follow_up],
-        }
-        self._steering.clear()
-        self._follow_up.clear()
-        self._queue_changed()
-        return cleared
+        return self.queues.clear()
+
+    def has_pending_messages(self) -> bool:
+        return bool(self.queues)
 
     def request_abort(self) -> None:
         """Abort the running prompt and any running compaction; returns at once."""
@@ -230,10 +235,14 @@ class AgentSession:
         compaction or a context edit has since taken it out of the model's context."""
         if self._last_response is not None:
             return self._last_response
-        for message in reversed(self.messages):
-            if getattr(message, "role", None) == "assistant":
-                return message
-        return None
+        return next((m for m in reversed(self.messages) if getattr(m, "role", None) == "assistant"), None)
+
+    def system_prompt_text(self) -> str:
+        """The system prompt as the model sees it now (a ``before_agent_start`` replacement
+        included; while those handlers run, as chained so far)."""
+        if self._prompt_event is not None:
+            return self._prompt_event["systemPrompt"]
+        return self._forced_prompt or replay_system(self.messages).render()
 
     async def set_model(self, model: Any, source: str = "set") -> None:
         previous = self.model
@@ -253,17 +262,50 @@ class AgentSession:
             "thinking_level_select", {"level": level, "previousLevel": previous}, self.ctx
         )
 
+    async def set_session_name(self, name: str) -> str | None:
+        """Name the session (an empty name clears it); emits ``session_info_changed``."""
+        setter = getattr(self.store, "set_name", None)
+        entry = (
+            setter(name) if setter is not None else self.store.append({"type": "session_info", "name": name})
+        )
+        stored = (entry or {}).get("name") or None
+        await self._emit(events.session_info_changed(stored))
+        return stored
+
     async def build_sections(self) -> dict[str, str | None]:
         """The system-prompt sections the context sources produce now."""
         return await self.system_prompt.build_sections()
 
-    async def compact(self, custom_instructions: str | None = None) -> Any:
+    async def compact(self, custom_instructions: str | None = None, *, raise_on_cancel: bool = True) -> Any:
         """Manual compaction (``/compact``): aborts the current run first (reference §7.7)."""
         if self.compactor is None:
             raise SessionError("No compaction support is installed")
         if self.is_streaming:
             await self.abort()
-        return await self.compactor.compact(custom_instructions)
+        return await self.compactor.compact(custom_instructions, raise_on_cancel=raise_on_cancel)
+
+    async def navigate_tree(self, target_id: str, **options: Any) -> dict[str, Any]:
+        """Continue from another entry of the session tree (``/tree``, reference §7.9)."""
+        if self.compactor is None:
+            raise SessionError("No tree navigation support is installed")
+        return await self.compactor.navigate_tree(target_id, **options)
+
+    async def emit_event(self, event: dict[str, Any]) -> None:
+        """Emit a session event (plugins, listeners, JSON mode) from machinery around the session."""
+        await self._emit(event)
+
+    def warn(self, line: str) -> None:
+        """A one-line warning that is nobody's failure (a setting the machinery cannot use)."""
+        if self.config.warn is not None:
+            self.config.warn(line)
+        else:
+            import sys
+
+            sys.stderr.write(f"pi: {line}\n")
+
+    def report(self, item: Any, where: str, error: BaseException | str) -> None:
+        """Name a failure of something a plugin registered (a command, a context source)."""
+        self.host.report(self._owners.get(id(item), getattr(item, "name", "?")), where, error)
 
     async def close(self, reason: str = "quit") -> None:
         if self.is_streaming:
@@ -283,7 +325,7 @@ class AgentSession:
             if inspect.isawaitable(result):
                 await result
         except Exception as exc:
-            self.host.report(name, "command", exc)
+            self.report(command, "command", f"/{name}: {type(exc).__name__}: {exc}")
         return True
 
     async def _preprocess(
@@ -292,15 +334,8 @@ class AgentSession:
         event: dict[str, Any] = {"text": text, "images": images, "source": source}
         if streaming_behavior:
             event["streamingBehavior"] = streaming_behavior
-
-        def fold(ev: dict[str, Any], result: Any) -> None:
-            if isinstance(result, dict) and result.get("action") == "transform":
-                ev["text"] = result.get("text", ev["text"])
-                if "images" in result:
-                    ev["images"] = result["images"]
-
-        result = await self.host.dispatch("input", event, self.ctx, fold=fold)
-        if result is not None and is_stop(result):
+        decision = await self.host.dispatch("input", event, self.ctx)
+        if decision is not None and decision["action"] == "handled":
             return None
         text, images = event["text"], event["images"]
         for source_plugin in self.context_sources:
@@ -311,7 +346,7 @@ class AgentSession:
                 if inspect.isawaitable(expanded):
                     expanded = await expanded
             except Exception as exc:
-                self.host.report(source_plugin.name, "expand_input", exc)
+                self.report(source_plugin, "expand_input", exc)
                 continue
             if isinstance(expanded, str):
                 text = expanded
@@ -329,67 +364,46 @@ class AgentSession:
             self._check_model()
             self._start_run(await self._before_agent_start(text, images, message))
             return "started"
-        self._enqueue(queue, message, text)
+        self.queues.add(queue, message, text)
         return "queued"
 
     def _user_message(self, text: str, images: list[ImageContent] | None) -> UserMessage:
-        content: list[Any] = [TextContent(text=text)]
-        content.extend(images or ())
-        return UserMessage(content=content)
+        return UserMessage(content=[TextContent(text=text), *(images or ())])
 
     def _check_model(self) -> None:
         if self.model is None:
             raise SessionError("No model selected. Use --model provider/id (see pi --list-models).")
-        if self.config.api_key:
-            return
-        if self.registry.needs_key(self.model.provider) and not self.registry.get_api_key(
-            self.model.provider
+        provider = self.model.provider
+        if (
+            not self.config.api_key
+            and self.registry.needs_key(provider)
+            and not self.registry.get_api_key(provider)
         ):
-            raise SessionError(
-                f"No API key for provider {self.model.provider}: {self.registry.key_hint(self.model.provider)}"
-            )
+            raise SessionError(f"No API key for provider {provider}: {self.registry.key_hint(provider)}")
 
     async def _before_agent_start(self, text: str, images: Any, message: UserMessage) -> list[Any]:
+        self._forced_prompt = None
+        if not self.host.has("on_before_agent_start"):
+            return [message]
+        prompt = replay_system(self.messages).render()
+        if not prompt:  # nothing declared yet: the prompt the first request will declare
+            prompt = "\n\n".join(v for v in (await self.build_sections()).values() if v)
         event = {
             "messageType": "user",
             "prompt": text,
             "images": images,
             "message": message,
-            "systemPrompt": replay_system(self.messages).render(),
+            "systemPrompt": prompt,
             "systemPromptOptions": {},
         }
-        extra: list[Any] = []
-
-        def fold(ev: dict[str, Any], result: Any) -> None:
-            if isinstance(result, dict):
-                if result.get("message") is not None:
-                    extra.append(result["message"])
-                if result.get("systemPrompt") is not None:
-                    ev["systemPrompt"] = result["systemPrompt"]
-
-        await self.host.dispatch("before_agent_start", event, self.ctx, fold=fold)
-        return [message, *extra]
-
-    def _enqueue(self, queue: list[QueuedMessage], message: Any, text: str) -> None:
-        queue.append(QueuedMessage(message, text))
-        self._queue_changed()
-
-    def _queue_changed(self) -> None:
-        self._emit_now(
-            {
-                "type": "queue_update",
-                "steering": [q.text for q in self._steering],
-                "followUp": [q.text for q in self._follow_up],
-            }
-        )
-
-    def _dequeue(self, queue: list[QueuedMessage], mode: str) -> list[Any]:
-        if not queue:
-            return []
-        taken = queue[:] if mode == "all" else queue[:1]
-        del queue[: len(taken)]
-        self._queue_changed()
-        return [q.message for q in taken]
+        self._prompt_event = event
+        try:
+            extra = await self.host.dispatch("before_agent_start", event, self.ctx)
+        finally:
+            self._prompt_event = None
+        if event["systemPrompt"] != prompt:
+            self._forced_prompt = event["systemPrompt"]
+        return [message, *(extra or ())]
 
     # --- runs -----------------------------------------------------------------------------------
 
@@ -403,8 +417,9 @@ class AgentSession:
         try:
             next_prompts = prompts
             while True:
-                loop = AgentLoop(self._loop_config(controller.signal), self.messages, self._emit)
-                new_messages = await loop.run(next_prompts)
+                new_messages = await AgentLoop(
+                    self._loop_config(controller.signal), self.messages, self._emit
+                ).run(next_prompts)
                 if controller.signal.aborted:
                     break
                 final = _last_assistant(new_messages)
@@ -431,8 +446,8 @@ class AgentSession:
                     "continue": False,
                     "context": list(self.messages),
                 }
-                await self.host.dispatch("agent_before_settle", event, self.ctx, fold=_fold_boundary)
-                self.append_boundary_entries(event["entries"], "agent_before_settle")
+                await self.host.dispatch("agent_before_settle", event, self.ctx)
+                self._append_boundary_entries(event["entries"])
                 if (
                     event["continue"]
                     and self.messages
@@ -440,14 +455,13 @@ class AgentSession:
                 ):
                     await AgentLoop(self._loop_config(controller.signal), self.messages, self._emit).run([])
                 aborted = controller.signal.aborted
-            await self._emit({"type": "agent_settled", "aborted": aborted})
+            await self._emit(events.agent_settled(aborted))
         finally:
             self._controller = None
             self._idle.set()
 
     def _loop_config(self, signal: AbortSignal) -> LoopConfig:
-        settings = self.config.settings
-        block_images = bool((settings.get("images") or {}).get("blockImages"))
+        block_images = bool((self.config.settings.get("images") or {}).get("blockImages"))
         return LoopConfig(
             model=self.model,
             stream_fn=self.registry.stream_fn,
@@ -457,7 +471,7 @@ class AgentSession:
             signal=signal,
             tool_context=self.tool_context,
             stream_options=self.bridge.stream_options,
-            convert_to_llm=lambda messages: convert_to_llm(messages, block_images),
+            convert_to_llm=lambda messages: self._to_llm(messages, block_images),
             transform_context=self.bridge.transform_context,
             get_api_key=self.bridge.api_key,
             declare_tool_changes=self.system_prompt.declare_changes,
@@ -465,8 +479,16 @@ class AgentSession:
             after_tool_call=self.bridge.after_tool_call,
             prepare_next_turn=self.compactor.between_turns if self.compactor is not None else None,
             finish_turn=self._finish_turn,
-            get_steering_messages=lambda: self._dequeue(self._steering, self.config.steering_mode),
-            get_follow_up_messages=lambda: self._dequeue(self._follow_up, self.config.follow_up_mode),
+            get_steering_messages=lambda: self.queues.take(self.queues.steering, self.config.steering_mode),
+            get_follow_up_messages=lambda: self.queues.take(
+                self.queues.follow_up, self.config.follow_up_mode
+            ),
+        )
+
+    def _to_llm(self, messages: list[Any], block_images: bool) -> list[Any]:
+        converted = convert_to_llm(messages, block_images)
+        return (
+            converted if self._forced_prompt is None else force_system_prompt(converted, self._forced_prompt)
         )
 
     # --- events ---------------------------------------------------------------------------------
@@ -475,22 +497,18 @@ class AgentSession:
         kind = event["type"]
         if kind == "message_end":
             await self._message_end(event)
-        else:
+        elif kind == "turn_start":
+            self._turn_index += 1
+            await self.host.dispatch(
+                kind, {**event, "turnIndex": self._turn_index, "timestamp": now_ms()}, self.ctx
+            )
+        elif kind != "turn_end":  # turn_end handlers already ran as the turn boundary
             if kind == "agent_end":
                 event["willRetry"] = self._will_retry(event.get("messages") or [])
-            if kind == "turn_start":
-                self._turn_index += 1
-                await self.host.dispatch(
-                    kind, {**event, "turnIndex": self._turn_index, "timestamp": now_ms()}, self.ctx
-                )
-            elif kind != "turn_end":  # turn_end handlers already ran as the turn boundary
-                await self.host.dispatch(kind, event, self.ctx)
+            await self.host.dispatch(kind, event, self.ctx)
         self._notify(event)
         if self.host.has("on_event"):
             await self.host.dispatch("event", event, self.ctx)
-
-    def _emit_now(self, event: dict[str, Any]) -> None:
-        self._notify(event)
 
     def _notify(self, event: dict[str, Any]) -> None:
         for listener in self._listeners:
@@ -502,14 +520,8 @@ class AgentSession:
     async def _message_end(self, event: dict[str, Any]) -> None:
         message = event["message"]
         if self.host.has("on_message_end"):
-            role = getattr(message, "role", None)
-
-            def fold(ev: dict[str, Any], result: Any) -> None:
-                if isinstance(result, dict) and getattr(result.get("message"), "role", None) == role:
-                    ev["message"] = result["message"]
-
             hook_event = dict(event)
-            await self.host.dispatch("message_end", hook_event, self.ctx, fold=fold)
+            await self.host.dispatch("message_end", hook_event, self.ctx)
             if hook_event["message"] is not message:
                 for index in range(len(self.messages) - 1, -1, -1):
                     if self.messages[index] is message:
@@ -532,22 +544,14 @@ class AgentSession:
             "entries": [],
             "continue": False,
         }
-        await self.host.dispatch("turn_end", event, self.ctx, fold=_fold_boundary)
-        self.append_boundary_entries(event["entries"], "turn_end")
+        await self.host.dispatch("turn_end", event, self.ctx)
+        self._append_boundary_entries(event["entries"])
         return {"action": "continue"} if event["continue"] else None
 
-    def append_boundary_entries(self, entries: list[Any], source: str) -> None:
-        """Validate and append entries proposed at a boundary (custom, custom_message, context_edit,
-        compaction); a custom message also joins the live context."""
-        allowed = {"custom", "custom_message", "context_edit", "compaction"}
-        for entry in entries or ():
-            if not isinstance(entry, dict) or entry.get("type") not in allowed:
-                self.host.report(
-                    source,
-                    source,
-                    f"rejected boundary entry {entry!r}: type must be one of {sorted(allowed)}",
-                )
-                continue
+    def _append_boundary_entries(self, entries: list[dict[str, Any]]) -> None:
+        """Append the entries proposed at a boundary (the event's rule validated them); a custom
+        message also joins the live context."""
+        for entry in entries:
             self.store.append(dict(entry))
             if entry["type"] == "custom_message":
                 self.messages.append(
@@ -567,10 +571,6 @@ class AgentSession:
             return True
         return bool(self.compactor is not None and self.compactor.will_retry(final))
 
-    async def emit_event(self, event: dict[str, Any]) -> None:
-        """Emit a session event (plugins, listeners, JSON mode) from session-level machinery."""
-        await self._emit(event)
-
     def _record_initial_state(self) -> None:
         if self.model is not None:
             self.store.append(
@@ -579,38 +579,24 @@ class AgentSession:
         self.store.append({"type": "thinking_level_change", "thinkingLevel": self.thinking_level})
 
     def _select_tools(self) -> dict[str, Tool]:
+        """``--tools`` exactly; else the ``defaultTools`` setting (pi's four by default) in its
+        order, then every other plugin's tool unless it says ``default_active = False``."""
         if self.config.no_tools:
             return {}
-        allow = self.config.tools
-        if allow is None:
-            default = self.config.settings.get("defaultTools")
-            if isinstance(default, list):
-                allow = [str(name) for name in default]
-        if allow is None:
-            # pi's declaration order for its built-ins, then other tools in load order
-            names = sorted(self.all_tools, key=_tool_rank)
-            return {n: self.all_tools[n] for n in names if getattr(self.all_tools[n], "default_active", True)}
-        return {name: self.all_tools[name] for name in allow if name in self.all_tools}
-
-
-def _fold_boundary(event: dict[str, Any], result: Any) -> None:
-    if isinstance(result, dict):
-        if "entries" in result:
-            event["entries"] = list(result["entries"] or [])
-        if "continue" in result:
-            event["continue"] = bool(result["continue"])
-
-
-def _tool_rank(name: str) -> int:
-    return PI_TOOL_ORDER.index(name) if name in PI_TOOL_ORDER else len(PI_TOOL_ORDER)
+        if self.config.tools is not None:
+            return {name: self.all_tools[name] for name in self.config.tools if name in self.all_tools}
+        default = self.config.settings.get("defaultTools")
+        names = [str(n) for n in default] if isinstance(default, list) else list(DEFAULTS["defaultTools"])
+        chosen = {name: self.all_tools[name] for name in names if name in self.all_tools}
+        for name, tool in self.all_tools.items():
+            if (
+                name not in self.builtin_tools
+                and name not in chosen
+                and getattr(tool, "default_active", True)
+            ):
+                chosen[name] = tool
+        return chosen
 
 
 def _last_assistant(messages: list[Any]) -> Any:
-    for message in reversed(messages):
-        if getattr(message, "role", None) == "assistant":
-            return message
-    return None
-
-
-def resolve_cwd(cwd: str | None) -> str:
-    return os.path.abspath(cwd or os.getcwd())
+    return next((m for m in reversed(messages) if getattr(m, "role", None) == "assistant"), None)

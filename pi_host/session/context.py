@@ -1,25 +1,22 @@
-"""What plugin handlers receive as ``ctx`` (reference §9.5)."""
+"""What plugin handlers receive as ``ctx`` (reference §9.5): a view of their session and the few
+actions a plugin may take on it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pi_host.protocol.abort import AbortSignal
-from pi_host.protocol.transcript import replay_system
-from pi_host.session.errors import SessionError
-
-if TYPE_CHECKING:
-    from pi_host.session import AgentSession
 
 
 class ExtensionContext:
-    """What plugin handlers see as ``ctx`` (reference §9.5)."""
+    """``ctx`` of every event hook, command and context source of one session."""
 
-    def __init__(self, session: AgentSession) -> None:
+    def __init__(self, session: Any) -> None:
         self._session = session
 
     @property
-    def session(self) -> AgentSession:
+    def session(self) -> Any:
+        """The :class:`pi_host.session.AgentSession` itself, for what ``ctx`` does not cover."""
         return self._session
 
     @property
@@ -28,11 +25,13 @@ class ExtensionContext:
 
     @property
     def mode(self) -> str:
+        """The run mode's name (``print``, ``json``, ``sdk``...)."""
         return self._session.config.mode
 
     @property
     def has_ui(self) -> bool:
-        return self._session.config.mode in ("tui", "rpc")
+        """The mode can show dialogs (pi's TUI and RPC modes)."""
+        return self._session.config.has_ui
 
     @property
     def model(self) -> Any:
@@ -44,37 +43,51 @@ class ExtensionContext:
 
     @property
     def settings(self) -> dict[str, Any]:
+        """The merged settings (the project's only when it is trusted)."""
         return self._session.config.settings
 
     @property
     def signal(self) -> AbortSignal | None:
-        controller = self._session._controller
-        return controller.signal if controller else None
+        """The running prompt's abort signal; None while the session is idle."""
+        return self._session.signal
 
     @property
     def store(self) -> Any:
         return self._session.store
 
     def get_flag(self, name: str) -> Any:
+        """A plugin CLI flag's value (``register_cli_flags``)."""
         return self._session.config.flags.get(name)
+
+    def is_project_trusted(self) -> bool:
+        return bool(self._session.config.project_trusted)
+
+    def discovered_paths(self, key: str) -> list[str]:
+        """``skillPaths``, ``promptPaths`` or ``themePaths`` from this session's
+        ``resources_discover`` handlers, concatenated in load order."""
+        return list(self._session.discovered.get(key) or ())
 
     def is_idle(self) -> bool:
         return not self._session.is_streaming
+
+    def has_pending_messages(self) -> bool:
+        return self._session.has_pending_messages()
 
     def abort(self) -> None:
         self._session.request_abort()
 
     async def compact(self, custom_instructions: str | None = None) -> Any:
-        return await self._session.compact(custom_instructions)
+        """Compact now: the result, or None when a plugin or an abort cancelled it (a cancel is
+        not an error). A compaction that fails raises with pi's message."""
+        return await self._session.compact(custom_instructions, raise_on_cancel=False)
 
-    async def navigate_tree(self, target_id: str | None, **options: Any) -> Any:
+    async def navigate_tree(self, target_id: str, **options: Any) -> Any:
         """Move the leaf to ``target_id`` (optionally summarising the branch left behind)."""
-        if self._session.compactor is None:
-            raise SessionError("No tree navigation support is installed")
-        return await self._session.compactor.navigate_tree(target_id, **options)
+        return await self._session.navigate_tree(target_id, **options)
 
-    def has_pending_messages(self) -> bool:
-        return bool(self._session._steering or self._session._follow_up)
+    async def set_session_name(self, name: str) -> str | None:
+        """Name the session (an empty name clears it); fires ``session_info_changed``."""
+        return await self._session.set_session_name(name)
 
     def get_system_prompt(self) -> str:
-        return replay_system(self._session.messages).render()
+        return self._session.system_prompt_text()

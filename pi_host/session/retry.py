@@ -11,15 +11,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from pi_host.loop import events
 from pi_host.protocol.abort import AbortError, AbortSignal, race
-
-
-def _is_retryable(message: Any, context_window: int | None) -> bool:
-    try:
-        from pi_host.protocol.failures import is_retryable_error
-    except ImportError:  # the provider layer is optional for the host
-        return False
-    return is_retryable_error(message, context_window)
+from pi_host.protocol.failures import is_retryable_error
 
 
 class AutoRetry:
@@ -54,7 +48,7 @@ class AutoRetry:
             final is not None
             and self.enabled
             and self.attempt < self.max_attempts
-            and _is_retryable(final, window)
+            and is_retryable_error(final, window)
         )
         return self.pending
 
@@ -64,13 +58,7 @@ class AutoRetry:
         self.attempt += 1
         delay = self.delay_ms(self.attempt)
         await self.session.emit_event(
-            {
-                "type": "auto_retry_start",
-                "attempt": self.attempt,
-                "maxAttempts": self.max_attempts,
-                "delayMs": delay,
-                "errorMessage": final.error_message or "",
-            }
+            events.auto_retry_start(self.attempt, self.max_attempts, delay, final.error_message or "")
         )
         if entry_id is not None:
             self.session.store.append({"type": "context_edit", "targetId": entry_id, "replacement": None})
@@ -89,15 +77,11 @@ class AutoRetry:
         if self.attempt == 0:
             return
         if final is not None and final.stop_reason not in ("error", "aborted"):
-            await self.session.emit_event(
-                {"type": "auto_retry_end", "success": True, "attempt": self.attempt}
-            )
+            await self.session.emit_event(events.auto_retry_end(True, self.attempt))
         else:
             await self.finish_failed(final.error_message if final is not None else "Retry failed")
         self.attempt = 0
 
     async def finish_failed(self, error: str | None) -> None:
-        await self.session.emit_event(
-            {"type": "auto_retry_end", "success": False, "attempt": self.attempt, "finalError": error or ""}
-        )
+        await self.session.emit_event(events.auto_retry_end(False, self.attempt, error or ""))
         self.attempt = 0

@@ -9,14 +9,11 @@ whose text changed.
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pi_host.protocol import SystemMessage
 from pi_host.protocol.messages import ToolRef
 from pi_host.protocol.transcript import replay_system, wrap_section
-
-if TYPE_CHECKING:
-    from pi_host.session import AgentSession
 
 DEFAULT_PREAMBLE = (
     "You are a coding assistant running inside pi, a coding agent harness. You help the user "
@@ -25,7 +22,7 @@ DEFAULT_PREAMBLE = (
 
 
 class SystemPromptDeclarer:
-    def __init__(self, session: AgentSession) -> None:
+    def __init__(self, session: Any) -> None:
         self.session = session
         self.refresh_pending = True
         """Set at each prompt: re-read the sections once before its first request."""
@@ -45,7 +42,7 @@ class SystemPromptDeclarer:
                 if inspect.isawaitable(produced):
                     produced = await produced
             except Exception as exc:
-                self.session.host.report(source.name, "sections", exc)
+                self.session.report(source, "sections", exc)
                 continue
             for name, value in (produced or {}).items():
                 if value is None:

@@ -23,7 +23,7 @@ def head(ctx: Any) -> dict[str, str]:
                 paths.agent_dir(),
                 ctx.get_flag("system-prompt"),
                 ctx.get_flag("append-system-prompt"),
-                ctx.get_flag("project-trusted") is not False,
+                ctx.is_project_trusted(),
             ),
         )
     return assemble(texts[0], texts[1], ctx.session.active_tools)

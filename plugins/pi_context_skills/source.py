@@ -30,11 +30,7 @@ async def skills_for(ctx: Any) -> Discovery:
     session = ctx.session
     found = _discoveries.get(session)
     if found is None:
-        extension_paths = (
-            []
-            if ctx.get_flag("no-skills")
-            else await resources.extension_paths(ctx, "skillPaths", _discoveries.reason(session))
-        )
+        extension_paths = [] if ctx.get_flag("no-skills") else ctx.discovered_paths("skillPaths")
         from pi_context_skills.cache import SkillCache
 
         found = _discoveries.put(session, discover(locations_for(ctx, extension_paths), SkillCache()))

@@ -17,11 +17,7 @@ async def templates_for(ctx: Any) -> Discovery:
     found = _discoveries.get(session)
     if found is None:
         disabled = bool(ctx.get_flag("no-prompt-templates"))
-        extension_paths = (
-            []
-            if disabled
-            else await resources.extension_paths(ctx, "promptPaths", _discoveries.reason(session))
-        )
+        extension_paths = [] if disabled else ctx.discovered_paths("promptPaths")
         from pi_host.lib.frontmatter import StatCache
 
         locations = Locations.for_session(

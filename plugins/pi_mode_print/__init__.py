@@ -12,4 +12,6 @@ async def run(request):
 
 @hookimpl
 def register_modes():
-    return [Mode(name="print", run=run, description="Print the final assistant text and exit")]
+    return [
+        Mode(name="print", run=run, description="Print the final assistant text and exit", aliases=["text"])
+    ]

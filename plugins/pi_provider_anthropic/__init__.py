@@ -37,5 +37,7 @@ def register_models():
             base_url=data["baseUrl"],
             env_keys=list(data["envKeys"]),
             models=data["models"],
+            default_model=data.get("defaultModel"),
+            rank=data.get("rank", 100),
         )
     ]

@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from pi_host.lib.llm.builder import MessageBuilder, guard
-from pi_host.lib.llm.http import apply_payload_hook, open_sse, request_headers, stream_event_hook
+from pi_host.lib.llm.http import open_sse, request_headers, run_request_hooks, stream_event_hook
 from pi_provider_anthropic.convert import (
     REDACTED_PLACEHOLDER,
     build_request,
@@ -82,7 +82,7 @@ async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
     oauth = is_oauth_key(api_key)
     body, headers = build_request(model, context, options, api_key)
     headers = request_headers(model, options, headers)
-    body = await apply_payload_hook(options, body)
+    body = await run_request_hooks(options, body, headers)
     message = builder.message
     stop_seen = False
     emit = stream_event_hook(options)

@@ -33,6 +33,8 @@ def register_models():
             api=API,
             base_url="faux://local",
             needs_key=False,
+            auto_select=False,  # a script, never the model a user gets by default
+            default_model="faux-1",
             models=[
                 {"id": "faux-1", "name": "Faux 1", "contextWindow": 128000, "maxTokens": 16384},
                 # a small window, so compaction is easy to trigger in tests and demos

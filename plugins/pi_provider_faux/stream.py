@@ -1,15 +1,23 @@
 """Streams a scripted response as AssistantMessageEvents, exactly as a real provider would: the
 events come from the shared :class:`~pi_host.lib.llm.builder.MessageBuilder` (so tool-call arguments
 are best-effort partial dicts on every delta and parsed strictly at the end), wrapped in
-:func:`~pi_host.lib.llm.builder.guard` (abort and failures end as one ``error`` event)."""
+:func:`~pi_host.lib.llm.builder.guard` (abort and failures end as one ``error`` event).
+
+It stands in for a real provider, so the provider hooks fire as for one: the request body
+(``before_provider_request``, which may replace it), the request headers
+(``before_provider_headers``), a 200 response whose headers echo the request's
+(``after_provider_response``) and one raw stream event per scripted chunk
+(``provider_stream_event``)."""
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 from typing import Any
 
 from pi_host.lib.llm.builder import MessageBuilder, guard
+from pi_host.lib.llm.http import run_request_hooks, stream_event_hook
 from pi_host.protocol import Usage
 from pi_host.protocol.abort import race
 from pi_provider_faux import script
@@ -65,15 +73,40 @@ def stream(model: Any, context: Any, options: Any):
     return guard(builder, _run(builder, model, context, options), options.signal, aborted_message=ABORTED)
 
 
+async def _call(callback: Any, *args: Any) -> Any:
+    if callback is None:
+        return None
+    result = callback(*args)
+    return await result if inspect.isawaitable(result) else result
+
+
+async def _open(model: Any, context: Any, options: Any) -> dict[str, Any]:
+    """What a real provider does before its first byte: body and headers through the hooks."""
+    body = {
+        "model": model.id,
+        "messages": [m.to_json() if hasattr(m, "to_json") else m for m in context.messages],
+        "tools": [t.to_json() for t in context.tools],
+        "thinkingLevel": options.thinking_level or "off",
+    }
+    headers: dict[str, Any] = {"content-type": "application/json", "x-faux-model": model.id}
+    body = await run_request_hooks(options, body, headers)
+    headers = {k: v for k, v in headers.items() if v is not None}
+    await _call(options.on_response, 200, {**headers, "content-type": "text/event-stream"})
+    return body
+
+
 async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
+    payload = await _open(model, context, options)
     script.requests.append(
         {
             "model": model.id,
             "messages": list(context.messages),
             "tools": list(context.tools),
             "options": options,
+            "payload": payload,
         }
     )
+    emit = stream_event_hook(options)
     response = script.next_response(context) or _echo(context.messages)
     delay = (response.get("delayMs") or 0) / 1000
     size = max(1, int(response.get("chunkSize") or 8))
@@ -92,6 +125,8 @@ async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
         yield builder.thinking_start("thinking", signature="faux")
         for piece in _chunks(thinking, size):
             await pause()
+            if emit is not None:
+                await emit({"type": "thinking", "delta": piece})
             yield builder.thinking_delta("thinking", piece)
         yield builder.thinking_end("thinking")
     text = response.get("text")
@@ -100,6 +135,8 @@ async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
         yield builder.text_start("text")
         for piece in _chunks(text, size):
             await pause()
+            if emit is not None:
+                await emit({"type": "text", "delta": piece})
             yield builder.text_delta("text", piece)
         yield builder.text_end("text")
     if response.get("error"):
@@ -113,6 +150,8 @@ async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
         yield builder.toolcall_start(number, id=call_id, name=call["name"])
         for piece in _chunks(raw, size * 4):
             await pause()
+            if emit is not None:
+                await emit({"type": "toolCall", "id": call_id, "delta": piece})
             yield builder.toolcall_delta(number, piece)
         yield builder.toolcall_end(number)
     message = builder.message

@@ -35,5 +35,7 @@ def register_models():
             base_url=data["baseUrl"],
             env_keys=list(data.get("envKeys") or ()),
             models=list(data["models"]),
+            default_model=data.get("defaultModel"),
+            rank=data.get("rank", 100),
         )
     ]

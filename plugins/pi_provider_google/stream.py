@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from pi_host.lib.llm.builder import MessageBuilder, guard, sign_block
-from pi_host.lib.llm.http import apply_payload_hook, open_sse, request_headers, stream_event_hook
+from pi_host.lib.llm.http import open_sse, request_headers, run_request_hooks, stream_event_hook
 from pi_host.lib.llm.tokens import clamp_max_tokens
 from pi_host.lib.llm.transform import scrub_body, transform_messages
 from pi_host.protocol import Usage
@@ -177,7 +177,7 @@ def stream_google(model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
 
 async def _events(builder: MessageBuilder, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
     url, body, headers = prepare(model, context, options)
-    body = await apply_payload_hook(options, body)
+    body = await run_request_hooks(options, body, headers)
     async with open_sse(url, body=body, headers=headers, options=options) as response:
         yield builder.start()
         parser = GoogleParser(builder)

@@ -26,6 +26,8 @@ def provider_infos(directory: Path = CATALOG_DIR) -> list[Any]:
                 headers=data.get("headers"),
                 compat=data.get("compat"),
                 needs_key=data.get("needsKey", True),
+                default_model=data.get("defaultModel"),
+                rank=data.get("rank", 100),
             )
         )
     return infos

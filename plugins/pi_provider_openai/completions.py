@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_host.lib.llm.builder import MessageBuilder, guard
-from pi_host.lib.llm.http import apply_payload_hook, open_sse, stream_event_hook
+from pi_host.lib.llm.http import open_sse, run_request_hooks, stream_event_hook
 from pi_provider_openai import compat as compat_flags
 from pi_provider_openai.completions_request import build_body
 from pi_provider_openai.completions_stream import CompletionsParser
@@ -48,7 +48,7 @@ def prepare(
 
 async def _events(builder: MessageBuilder, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
     url, body, headers, flags = prepare(model, context, options)
-    body = await apply_payload_hook(options, body)
+    body = await run_request_hooks(options, body, headers)
     async with open_sse(url, body=body, headers=headers, options=options) as response:
         yield builder.start()
         parser = CompletionsParser(builder, flags)

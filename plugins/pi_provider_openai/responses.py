@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_host.lib.llm.builder import MessageBuilder, guard
-from pi_host.lib.llm.http import apply_payload_hook, open_sse, stream_event_hook
+from pi_host.lib.llm.http import open_sse, run_request_hooks, stream_event_hook
 from pi_provider_openai.responses_request import build_body
 from pi_provider_openai.responses_stream import ResponsesParser
 from pi_provider_openai.shared import auth_headers, endpoint, loads, output_cap, scrub_body, transform
@@ -31,7 +31,7 @@ def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any]
 
 async def _events(builder: MessageBuilder, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
     url, body, headers = prepare(model, context, options)
-    body = await apply_payload_hook(options, body)
+    body = await run_request_hooks(options, body, headers)
     async with open_sse(url, body=body, headers=headers, options=options) as response:
         yield builder.start()
         parser = ResponsesParser(builder)

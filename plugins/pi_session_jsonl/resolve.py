@@ -21,7 +21,7 @@ from pi_session_jsonl.store import JsonlStore, fork_file
 
 
 def _conflicts(options: StoreOptions) -> None:
-    resume = bool(options.extra.get("resume"))
+    resume = bool(options.resume)
     common = (("--session", options.session), ("--continue", options.continue_recent), ("--resume", resume))
     if options.fork:
         _refuse_with("--fork", (*common, ("--no-session", options.no_session)))
@@ -75,15 +75,15 @@ def _confirm(question: str, interactive: bool) -> bool:
 def open_store(options: StoreOptions) -> TreeStore:
     """Open the session the flags ask for; raises :class:`SessionOpenError` with one line."""
     _conflicts(options)
-    warn: Callable[[str], None] | None = options.extra.get("warn")
+    warn: Callable[[str], None] | None = options.warn
     cwd = os.path.abspath(options.cwd)
-    interactive = bool(options.extra.get("interactive"))
+    interactive = bool(options.interactive)
     if options.no_session:
         store: TreeStore = MemoryStore(cwd, session_id=options.session_id, warn=warn)
         _apply_name(store, options)
         return store
     session_dir, custom = resolve_session_dir(
-        options.agent_dir, cwd, options.session_dir, options.extra.get("session_dir_setting")
+        options.agent_dir, cwd, options.session_dir, options.session_dir_setting
     )
     cwd_filter = cwd if custom else None
     store = _open(options, cwd, session_dir, custom, cwd_filter, interactive, warn)
@@ -124,7 +124,7 @@ def _open(
         return JsonlStore.open_file(
             path, cwd, None if kind == "path" and not options.session_dir else session_dir, warn
         )
-    if options.extra.get("resume"):
+    if options.resume:
         sessions = listing.list_sessions(cwd, options.agent_dir, options.session_dir)
         chosen = listing.pick_session(sessions, interactive=interactive)
         return JsonlStore.open_file(chosen.path, cwd, session_dir, warn)

@@ -8,6 +8,7 @@ from pi_host import hookimpl
 from pi_host.lib.compaction import EMPTY_BRANCH_SUMMARY, CompactionError
 from pi_host.lib.compaction.branch import select_branch_messages
 from pi_host.loop.convert import BRANCH_PREFIX
+from pi_host.plugins.dispatch import PluginRecord
 from tests.compaction.entries import Chain
 from tests.compaction.helpers import Router, collect, small_session
 
@@ -78,8 +79,7 @@ async def test_moving_to_a_non_user_entry_without_summary():
         def on_session_tree(self, event):
             events.append(event)
 
-    session.host.pm.register(Watch(), name="watch")
-    session.host._invalidate()
+    session.host.register(Watch(), PluginRecord(name="watch", source="sdk"))
     result = await session.compactor.navigate_tree(answer["id"])
     assert session.store.leaf_id() == answer["id"] and "summaryEntry" not in result
     assert "editorText" not in result and not router.summary_requests

@@ -9,6 +9,7 @@ from pi_host import hookimpl
 from pi_host.lib.compaction import CompactionError
 from pi_host.lib.compaction.compactor import RECOVERY_EXHAUSTED
 from pi_host.loop.convert import COMPACTION_PREFIX
+from pi_host.plugins.dispatch import PluginRecord
 from tests.compaction.helpers import Router, collect, dump_call, small_session, types
 
 OVERFLOW = {"error": "400 prompt is too long: 9100 tokens > 8000 maximum"}
@@ -462,8 +463,7 @@ async def test_supplied_compaction_with_a_foreign_first_kept_id_falls_back_to_th
             nonlocal prepared_cut
             prepared_cut = event["preparation"].first_kept_entry_id
 
-    session.host.pm.register(Peek(), name="peek")
-    session.host._invalidate()
+    session.host.register(Peek(), PluginRecord(name="peek", source="sdk"))
     result = await session.compact()
     assert result["firstKeptEntryId"] == prepared_cut and "not-here" in errors[0]["error"]
 

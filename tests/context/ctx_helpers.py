@@ -44,6 +44,7 @@ class FakeTools:
 async def make_session(
     cwd: Any, flags: dict[str, Any] | None = None, tools: list[str] | None = None, **kwargs: Any
 ):
+    kwargs.setdefault("approve", True)  # these projects' .pi resources are the point of the tests
     return await pi_host.create_session(
         model="faux/faux-1",
         cwd=str(cwd),

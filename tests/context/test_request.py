@@ -58,7 +58,7 @@ async def test_request_carries_agents_md_skill_and_template(isolated_environment
 async def test_untrusted_project_skips_project_skills_and_templates(isolated_environment):
     work = isolated_environment["work"]
     make_project(work)
-    session = await make_session(work, flags={"project-trusted": False})
+    session = await make_session(work, approve=False)
     await session.prompt("/review a.py b")
     request = pi_provider_faux.requests[-1]
     system, user = request["messages"][0], request["messages"][1]
@@ -167,10 +167,10 @@ async def test_reload_rediscovers_with_reason_reload(isolated_environment, tmp_p
     await session.prompt("/later x")
     assert user_text(pi_provider_faux.requests[-1]["messages"][1]) == "/later x"
     (extra / "later.md").write_text("Later: $1")
-    await session.host.dispatch("session_start", {"reason": "reload"}, session.ctx)
+    await session.start("reload")
     await session.prompt("/later x")
     assert (
         user_text([m for m in pi_provider_faux.requests[-1]["messages"] if m.role == "user"][-1])
         == "Later: x"
     )
-    assert reasons[:2] == ["startup", "startup"] and reasons[-1] == "reload"
+    assert reasons == ["startup", "reload"]  # one discovery per session start

@@ -8,6 +8,7 @@ import threading
 
 import pytest
 
+from pi_host.config import json_files
 from pi_host.config import settings as st
 
 
@@ -215,9 +216,9 @@ def test_a_held_lock_blocks_and_a_stale_lock_is_taken_over(tmp_path):
     lock = tmp_path / "settings.json.lock"
     lock.mkdir()  # another writer (pi) holds it
     with pytest.raises(TimeoutError):
-        with st.file_lock(str(path), timeout=0.05):
+        with json_files.file_lock(str(path), timeout=0.05):
             pass
-    old = os.stat(lock).st_mtime - st.STALE_LOCK_SECONDS - 5
+    old = os.stat(lock).st_mtime - json_files.STALE_LOCK_SECONDS - 5
     os.utime(lock, (old, old))
     st.update_settings_file(str(path), {"a": 1})
     assert json.loads(path.read_text()) == {"a": 1} and not lock.exists()

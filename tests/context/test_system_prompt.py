@@ -111,7 +111,7 @@ async def test_project_system_md_wins_over_global_and_needs_trust(isolated_envir
     trusted = await (await make_session(work)).build_sections()
     assert trusted["preamble"] == "project system"
     assert trusted["addendum"] == "<addendum>\nproject append\n</addendum>"
-    untrusted = await (await make_session(work, flags={"project-trusted": False})).build_sections()
+    untrusted = await (await make_session(work, approve=False)).build_sections()
     assert untrusted["preamble"] == "global system"
     assert untrusted["addendum"] == "<addendum>\nglobal append\n</addendum>"
     assert "tools" not in untrusted

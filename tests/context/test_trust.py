@@ -21,24 +21,24 @@ def set_policy(agent, policy):
 def test_directory_without_protected_resources_is_trusted(isolated_environment):
     work = isolated_environment["work"]
     (work / "AGENTS.md").write_text("context files are not protected")
-    decision = trust.decide_trust(str(work), None, "print")
+    decision = trust.decide_trust(str(work))
     assert decision.trusted and decision.skipped == [] and decision.message() is None
 
 
 def test_ask_skips_in_print_json_and_rpc_modes(isolated_environment):
     work = make_project(isolated_environment["work"])
     for mode in ("print", "json", "rpc"):
-        decision = trust.decide_trust(str(work), None, mode)
+        decision = trust.decide_trust(str(work), None, can_ask=mode in ("tui", "interactive"))
         assert not decision.trusted and not decision.ask
         assert decision.reason == "defaultProjectTrust=ask"
         assert decision.skipped == [".pi/settings.json", ".pi/skills"]
-    line = trust.decide_trust(str(work), None, "print").message()
+    line = trust.decide_trust(str(work)).message()
     assert ".pi/settings.json" in line and ".pi/skills" in line and "--approve" in line
 
 
 def test_ask_in_interactive_mode_requests_a_prompt(isolated_environment):
     work = make_project(isolated_environment["work"])
-    decision = trust.decide_trust(str(work), None, "tui")
+    decision = trust.decide_trust(str(work), None, can_ask=True)
     assert decision.ask and not decision.trusted
 
 
@@ -46,15 +46,15 @@ def test_approve_flags_win_over_everything(isolated_environment):
     agent, work = isolated_environment["agent"], make_project(isolated_environment["work"])
     set_policy(agent, "never")
     trust.save_trust_decision(str(work), False)
-    assert trust.decide_trust(str(work), True, "print").trusted
-    decision = trust.decide_trust(str(work), False, "print")
+    assert trust.decide_trust(str(work), True).trusted
+    decision = trust.decide_trust(str(work), False)
     assert not decision.trusted and decision.reason == "--no-approve"
 
 
 def test_extension_vote_comes_before_saved_decisions(isolated_environment):
     work = make_project(isolated_environment["work"])
     trust.save_trust_decision(str(work), False)
-    decision = trust.decide_trust(str(work), None, "print", extension_vote=True)
+    decision = trust.decide_trust(str(work), None, vote=lambda: True)
     assert decision.trusted and decision.reason == "extension"
 
 
@@ -64,27 +64,27 @@ def test_closest_saved_decision_wins(isolated_environment):
     make_project(project)
     trust.save_trust_decision(str(work), False)
     trust.save_trust_decision(str(work / "repo"), True)
-    decision = trust.decide_trust(str(project), None, "print")
+    decision = trust.decide_trust(str(project))
     assert (
         decision.trusted and decision.reason.startswith("saved for") and str(work / "repo") in decision.reason
     )
     trust.save_trust_decision(str(project), False)
-    assert not trust.decide_trust(str(project), None, "print").trusted
+    assert not trust.decide_trust(str(project)).trusted
 
 
 def test_saved_decision_comes_before_default_policy(isolated_environment):
     agent, work = isolated_environment["agent"], make_project(isolated_environment["work"])
     set_policy(agent, "always")
     trust.save_trust_decision(str(work), False)
-    assert not trust.decide_trust(str(work), None, "print").trusted
+    assert not trust.decide_trust(str(work)).trusted
 
 
 def test_default_policy_always_and_never(isolated_environment):
     agent, work = isolated_environment["agent"], make_project(isolated_environment["work"])
     set_policy(agent, "always")
-    assert trust.decide_trust(str(work), None, "print").trusted
+    assert trust.decide_trust(str(work)).trusted
     set_policy(agent, "never")
-    decision = trust.decide_trust(str(work), None, "tui")
+    decision = trust.decide_trust(str(work), None, can_ask=True)
     assert not decision.trusted and not decision.ask
 
 
@@ -101,7 +101,7 @@ def test_trust_file_is_pis_flat_layout_and_keeps_foreign_keys(isolated_environme
 def test_nested_trust_file_layout_is_read(isolated_environment):
     agent, work = isolated_environment["agent"], make_project(isolated_environment["work"])
     (agent / "trust.json").write_text(json.dumps({"projects": {str(work): {"trusted": True}}}))
-    assert trust.decide_trust(str(work), None, "print").trusted
+    assert trust.decide_trust(str(work)).trusted
 
 
 def test_decision_saved_for_the_real_path_applies_through_a_symlink(isolated_environment, tmp_path):
@@ -110,7 +110,7 @@ def test_decision_saved_for_the_real_path_applies_through_a_symlink(isolated_env
     os.symlink(real, link)
     trust.save_trust_decision(str(link), True)
     assert json.loads((isolated_environment["agent"] / "trust.json").read_text()) == {str(real): True}
-    assert trust.decide_trust(str(link), None, "print").trusted
+    assert trust.decide_trust(str(link)).trusted
 
 
 def test_agents_skills_in_ancestors_up_to_git_root_are_protected(isolated_environment):
@@ -121,7 +121,7 @@ def test_agents_skills_in_ancestors_up_to_git_root_are_protected(isolated_enviro
     (work / ".agents" / "skills").mkdir(parents=True)  # above the git root: not considered
     cwd = repo / "pkg"
     cwd.mkdir()
-    decision = trust.decide_trust(str(cwd), None, "print")
+    decision = trust.decide_trust(str(cwd))
     assert decision.skipped == ["../.agents/skills"]
 
 
@@ -131,4 +131,4 @@ def test_user_home_agents_skills_is_not_a_project_resource(isolated_environment)
     (home / ".git").mkdir()
     project = home / "proj"
     project.mkdir()
-    assert trust.decide_trust(str(project), None, "print").trusted
+    assert trust.decide_trust(str(project)).trusted

@@ -184,7 +184,7 @@ def test_a_broken_plugin_is_named_in_one_line_and_the_run_goes_on(tmp_path):
     assert lines == ["pi: plugin 'exploding' failed in agent_start: ValueError: handler blew up"]
     out = pi("--mode", "json", "--model", "faux/faux-1", "-e", str(broken), "hello")
     errors = [json.loads(line) for line in out.stdout.splitlines() if '"extension_error"' in line]
-    assert errors and errors[0]["event"] == "agent_start" and errors[0]["extensionPath"] == "exploding"
+    assert errors and errors[0]["event"] == "agent_start" and errors[0]["extensionPath"] == str(broken)
     bad_import = tmp_path / "cannot_import.py"
     bad_import.write_text("import definitely_not_installed_anywhere\n")
     out = pi("-p", "--model", "faux/faux-1", "-e", str(bad_import), "hello")

@@ -17,9 +17,6 @@ from pathlib import Path
 
 import pytest
 
-# Written before the fixes of issue 10: each fails on the main of that time. Removed once fixed.
-pytestmark = pytest.mark.xfail(reason="issue 10 contract defects not fixed yet", strict=False)
-
 PI = [sys.executable, "-m", "pi_host"]
 
 
@@ -418,7 +415,7 @@ for _name in json.loads(os.environ["PI_TEST_HOOKS"]):
 
 
 async def probe(args, ctx):
-    ctx.set_session_name("probed")
+    await ctx.set_session_name("probed")
     session = ctx.session
     await session.set_model(session.registry.find("faux", "faux-reasoner"))
     await session.set_thinking_level("low")

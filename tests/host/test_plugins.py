@@ -10,8 +10,8 @@ import pytest
 
 from pi_host import hookimpl
 from pi_host.plugins.dispatch import PluginError, PluginHost, PluginRecord
-from pi_host.plugins.loading import LoadOptions, entry_points, load_plugins
-from pi_host.plugins.selection import build_host
+from pi_host.plugins.loading import entry_points
+from pi_host.plugins.selection import PluginRequest, load_plugins
 
 ORDER_PLUGIN = """
 from pi_host import hookimpl
@@ -44,6 +44,19 @@ def fake_site(tmp_path, monkeypatch):
         sys.modules.pop(name, None)
 
 
+def build_host(cwd, settings=None, approve=True, **options):
+    """Plugins for ``cwd`` through the one loading path (``settings`` become the user's file)."""
+    if settings:
+        import json
+        import os
+
+        from pi_host.config import paths
+
+        with open(os.path.join(paths.agent_dir(), "settings.json"), "w") as handle:
+            json.dump(settings, handle)
+    return load_plugins(PluginRequest(cwd=str(cwd), approve=approve, **options)).host
+
+
 def order_of(host: PluginHost) -> list[str]:
     event: dict = {}
     asyncio.run(host.dispatch("agent_start", event))
@@ -58,7 +71,7 @@ def test_load_order_is_builtins_installed_global_project_cli(fake_site, isolated
     write_plugin(work / ".pi" / "extensions" / "project.py", "project")
     cli_b = write_plugin(tmp_path / "b_cli.py", "cli:b")
     cli_a = write_plugin(tmp_path / "a_cli.py", "cli:a")
-    host = build_host(str(work), {}, extension_paths=(str(cli_b), str(cli_a)))
+    host = build_host(str(work), extension_paths=(str(cli_b), str(cli_a)))
     sources = [(r.name, r.source) for r in host.records]
     builtin_names = [name for name, source in sources if source == "builtin"]
     assert builtin_names == sorted(builtin_names) and "faux" in builtin_names
@@ -77,18 +90,19 @@ def test_load_order_is_builtins_installed_global_project_cli(fake_site, isolated
     assert installed.hooks == ["on_agent_start"]
 
 
-def test_untrusted_project_files_are_not_loaded(isolated_environment):
+def test_untrusted_project_files_are_listed_but_not_loaded(isolated_environment):
     work = isolated_environment["work"]
     write_plugin(work / ".pi" / "extensions" / "project.py", "project")
-    host = PluginHost()
-    load_plugins(host, LoadOptions(cwd=str(work), project_trusted=False))
-    assert "project" not in [r.name for r in host.records]
+    host = build_host(str(work), approve=False)
+    [record] = [r for r in host.records if r.name == "project"]
+    assert record.disabled and "not trusted" in record.error
+    assert order_of(host) == []
 
 
 def test_builtins_only_and_disabled_plugins(fake_site, isolated_environment, monkeypatch):
     work = str(isolated_environment["work"])
     monkeypatch.setenv("PI_HOST_NO_PLUGINS", "1")
-    host = build_host(work, {})
+    host = build_host(work)
     assert {r.source for r in host.records} == {"builtin"}
     monkeypatch.delenv("PI_HOST_NO_PLUGINS")
     monkeypatch.setenv("PI_HOST_DISABLE_PLUGINS", "zeta")
@@ -99,13 +113,15 @@ def test_builtins_only_and_disabled_plugins(fake_site, isolated_environment, mon
 
 
 def test_entry_point_cache_is_invalidated_by_installs(fake_site, isolated_environment):
-    first = {e.name for e in entry_points()}
+    from pi_host.config import paths
+
+    first = {e.name for e in entry_points(paths.cache_dir())}
     assert {"alpha", "zeta"} <= first
     dist = fake_site / "pi_newplug-0.1.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: pi-newplug\nVersion: 0.1\n")
     (dist / "entry_points.txt").write_text("[pi_host]\nnewcomer = tp_new\n")
-    assert "newcomer" in {e.name for e in entry_points()}
+    assert "newcomer" in {e.name for e in entry_points(paths.cache_dir())}
 
 
 def test_broken_plugins_are_named_and_isolated(fake_site, isolated_environment, tmp_path):
@@ -122,7 +138,6 @@ def test_broken_plugins_are_named_and_isolated(fake_site, isolated_environment, 
     errors = []
     host = build_host(
         str(isolated_environment["work"]),
-        {},
         extension_paths=(str(syntax), str(bad_sig)),
         on_error=errors.append,
     )
@@ -137,7 +152,7 @@ def test_broken_plugins_are_named_and_isolated(fake_site, isolated_environment, 
 def test_strict_plugins_makes_failures_fatal(isolated_environment, tmp_path):
     broken = write_plugin(tmp_path / "broken.py", "x", body="import no_such_module_anywhere\n")
     with pytest.raises(PluginError, match="broken"):
-        build_host(str(isolated_environment["work"]), {}, extension_paths=(str(broken),), strict=True)
+        build_host(str(isolated_environment["work"]), extension_paths=(str(broken),), strict=True)
 
 
 # --- ordered dispatch ---------------------------------------------------------------------------
@@ -192,7 +207,7 @@ async def test_handlers_run_in_load_order_and_last_return_wins(is_async):
 
 
 @pytest.mark.parametrize("is_async", [False, True])
-async def test_a_cancel_stops_the_chain_at_once(is_async):
+async def test_a_stop_ends_the_chain_at_once(is_async):
     calls = []
     host, _ = make_host(
         Recorder("a", {"v": 1}, calls, is_async),
@@ -201,12 +216,13 @@ async def test_a_cancel_stops_the_chain_at_once(is_async):
     )
     assert await host.dispatch("tool_call", {}) == {"block": True, "reason": "no"}
     assert calls == ["a", "b"]
-    calls.clear()
-    host, _ = make_host(
-        Recorder("x", {"cancel": True}, calls, is_async), Recorder("y", None, calls, is_async)
-    )
-    assert (await host.dispatch("tool_call", {}))["cancel"] is True
-    assert calls == ["x"]
+
+
+async def test_a_stop_of_another_event_is_only_a_return():
+    calls = []
+    host, _ = make_host(Recorder("x", {"cancel": True}, calls), Recorder("y", {"v": 2}, calls))
+    assert await host.dispatch("tool_call", {}) == {"v": 2}  # tool_call stops on block, not cancel
+    assert calls == ["x", "y"]
 
 
 async def test_none_everywhere_means_no_opinion():
@@ -229,31 +245,42 @@ async def test_plugins_registered_late_join_the_end_of_the_chain():
     assert await host.dispatch("tool_call", {}) == {"v": "a"}
 
 
-async def test_a_raising_handler_is_reported_and_the_chain_goes_on():
+class StartRecorder:
+    def __init__(self, name, calls, raises=None):
+        self.name, self.calls, self.raises = name, calls, raises
+
+    @hookimpl
+    def on_agent_start(self, event):
+        self.calls.append(self.name)
+        if self.raises:
+            raise self.raises
+
+
+async def test_a_raising_handler_is_reported_once_and_the_chain_goes_on():
     calls = []
     host, errors = make_host(
-        Recorder("a", {"v": 1}, calls),
-        Recorder("bad", None, calls, raises=ValueError("kaput")),
-        Recorder("c", None, calls, True),
+        StartRecorder("a", calls), StartRecorder("bad", calls, ValueError("kaput")), StartRecorder("c", calls)
     )
-    assert await host.dispatch("tool_call", {}) == {"v": 1}
-    assert calls == ["a", "bad", "c"]
+    for _ in range(3):
+        await host.dispatch("agent_start", {})
+    assert calls == ["a", "bad", "c"] * 3
     assert errors == [
-        {"extensionPath": "bad", "plugin": "bad", "event": "tool_call", "error": "ValueError: kaput"}
+        {"extensionPath": "bad", "plugin": "bad", "event": "agent_start", "error": "ValueError: kaput"}
     ]
+    assert host.repeated_failures() == ["plugin 'bad' failed in agent_start 2 more times with the same error"]
 
 
-async def test_raise_stops_turns_a_raise_into_a_block():
+async def test_a_raising_tool_call_handler_blocks_and_is_named():
     calls = []
     host, errors = make_host(
         Recorder("bad", None, calls, raises=RuntimeError("nope")), Recorder("c", None, calls)
     )
-    result = await host.dispatch("tool_call", {}, raise_stops=True)
-    assert result["block"] is True and result["reason"] == "nope"
-    assert calls == ["bad"]
+    result = await host.dispatch("tool_call", {})
+    assert result == {"block": True, "reason": "nope"}
+    assert calls == ["bad"] and errors[0]["plugin"] == "bad"
 
 
-async def test_fold_lets_each_handler_see_the_previous_result():
+async def test_chained_events_let_each_handler_see_the_previous_result():
     seen = []
 
     class Transform:
@@ -266,9 +293,88 @@ async def test_fold_lets_each_handler_see_the_previous_result():
             return {"action": "transform", "text": event["text"] + self.suffix}
 
     host, _ = make_host(Transform("one", "-1"), Transform("two", "-2"))
-    event = {"text": "x"}
-    await host.dispatch("input", event, fold=lambda ev, r: ev.update(text=r["text"]))
+    event = {"text": "x", "images": None}
+    await host.dispatch("input", event)
     assert seen == ["x", "x-1"] and event["text"] == "x-1-2"
+
+
+async def test_a_return_the_rule_refuses_is_named_and_skipped():
+    class Bad:
+        name = "bad"
+
+        @hookimpl
+        def on_input(self, event):
+            return {"action": "explode"}
+
+    class Good:
+        name = "good"
+
+        @hookimpl
+        def on_input(self, event):
+            return {"action": "transform", "text": "fine"}
+
+    host, errors = make_host(Bad(), Good())
+    event = {"text": "x", "images": None}
+    await host.dispatch("input", event)
+    assert event["text"] == "fine"
+    assert errors[0]["plugin"] == "bad" and "action must be" in errors[0]["error"]
+
+
+def test_ordering_marks_then_load_order():
+    calls = []
+
+    def plugin(name, mark):
+        class Marked:
+            pass
+
+        def handler(event):
+            calls.append(name)
+
+        impl = hookimpl(**({mark: True} if mark else {}))(handler)
+        marked = Marked()
+        marked.name = name
+        marked.on_agent_start = impl
+        return marked
+
+    host, _ = make_host(
+        plugin("late1", "trylast"),
+        plugin("plain1", None),
+        plugin("first1", "tryfirst"),
+        plugin("plain2", None),
+        plugin("late2", "trylast"),
+        plugin("first2", "tryfirst"),
+    )
+    asyncio.run(host.dispatch("agent_start", {}))
+    assert calls == ["first1", "first2", "plain1", "plain2", "late1", "late2"]
+
+
+def test_wrappers_and_unknown_hooks_are_refused_in_one_line_each():
+    class Wrapped:
+        name = "wrapped"
+
+        @hookimpl(hookwrapper=True)
+        def on_input(self, event):
+            yield
+
+        @hookimpl
+        def on_tool_calls(self, event):
+            return None
+
+    host, errors = make_host(Wrapped())
+    assert host.plugin_names() == []
+    lines = [e["error"] for e in errors]
+    assert len(lines) == 2 and "on_input" in lines[0] and "wrapper" in lines[0]
+    assert "unknown hook 'on_tool_calls'" in lines[1] and "did you mean 'on_tool_call'" in lines[1]
+
+    class Optional:
+        name = "optional"
+
+        @hookimpl(optionalhook=True)
+        def on_some_future_event(self, event):
+            return None
+
+    host, errors = make_host(Optional())
+    assert host.plugin_names() == ["optional"] and errors == []
 
 
 def test_collect_concatenates_registrations_in_load_order():
@@ -286,4 +392,5 @@ def test_collect_concatenates_registrations_in_load_order():
         Registrar("a", ["x", "y"]), Registrar("b", None), Registrar("c", ["z"]), Registrar("d", [], True)
     )
     assert host.collect("register_commands") == ["x", "y", "z"]
+    assert host.collect_named("register_commands") == [("a", "x"), ("a", "y"), ("c", "z")]
     assert errors[0]["plugin"] == "d" and "disk on fire" in errors[0]["error"]

@@ -48,7 +48,7 @@ async def test_malformed_chunk_ends_with_error(sse_server):
 
 async def test_stalled_stream_hits_idle_timeout(sse_server):
     sse_server.enqueue(Reply(parts=[HEAD, STALL]))
-    options = StreamOptions(api_key="k", extra={"httpIdleTimeoutMs": 300})
+    options = StreamOptions(api_key="k", idle_timeout_ms=300)
     started = time.monotonic()
     events = await run(model_for(sse_server.url), simple_context(), options)
     assert 0.25 < time.monotonic() - started < 3

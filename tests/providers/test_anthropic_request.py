@@ -338,7 +338,9 @@ async def test_header_response_and_stream_event_callbacks(sse_server):
         sse_server,
         model_for(sse_server.url),
         simple_context(),
-        extra={"onHeaders": on_headers, "onResponse": on_response, "onStreamEvent": seen["events"].append},
+        on_headers=on_headers,
+        on_response=on_response,
+        on_stream_event=seen["events"].append,
     )
     assert request.headers["x-extra"] == "1"
     assert "anthropic-dangerous-direct-browser-access" not in request.headers

@@ -145,7 +145,7 @@ async def test_retry_after_is_honoured_then_succeeds(sse_server):
         Reply.json(529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
         Reply.from_fixture("anthropic/anthropic_text.sse"),
     )
-    options = StreamOptions(api_key="k", extra={"retry": {"maxRetries": 3, "baseDelayMs": 50}})
+    options = StreamOptions(api_key="k", retry={"maxRetries": 3, "baseDelayMs": 50})
     started = time.monotonic()
     events = await run(model_for(sse_server.url), simple_context(), options)
     assert events[-1].type == "done"
@@ -159,7 +159,7 @@ async def test_retries_exhausted_reports_last_error(sse_server):
         sse_server.enqueue(
             Reply.json(503, {"type": "error", "error": {"type": "api_error", "message": "busy"}})
         )
-    options = StreamOptions(api_key="k", extra={"retry": {"maxRetries": 2, "baseDelayMs": 10}})
+    options = StreamOptions(api_key="k", retry={"maxRetries": 2, "baseDelayMs": 10})
     events = await run(model_for(sse_server.url), simple_context(), options)
     assert events[-1].error.error_message == "503 api_error: busy"
     assert len(sse_server.requests) == 3
@@ -170,7 +170,7 @@ async def test_no_retry_by_default_and_none_for_400(sse_server):
     events = await run(model_for(sse_server.url), simple_context())
     assert events[-1].type == "error" and len(sse_server.requests) == 1
     sse_server.enqueue(Reply.json(400, {"error": {"type": "invalid_request_error", "message": "bad"}}))
-    options = StreamOptions(api_key="k", extra={"retry": {"maxRetries": 3, "baseDelayMs": 10}})
+    options = StreamOptions(api_key="k", retry={"maxRetries": 3, "baseDelayMs": 10})
     events = await run(model_for(sse_server.url), simple_context(), options)
     assert events[-1].type == "error" and len(sse_server.requests) == 2
 

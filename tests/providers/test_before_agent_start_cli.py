@@ -12,11 +12,8 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
 from sse_server import Reply
 from test_anthropic_session import answer_turn
-
-pytestmark = pytest.mark.xfail(reason="issue 10 contract defects not fixed yet", strict=False)
 
 PLUGIN = """
 from pi_host import hookimpl

@@ -11,7 +11,8 @@ import pi_provider_anthropic
 import pi_provider_faux
 import pytest
 
-from pi_host.config.credentials import AuthStorage, file_lock, resolve_config_value
+from pi_host.config.credentials import AuthStorage, resolve_config_value
+from pi_host.config.json_files import file_lock
 from pi_host.config.models import ModelNotFound, ModelRegistry
 from pi_host.plugins.dispatch import PluginHost, PluginRecord
 
@@ -24,7 +25,7 @@ def make_registry(agent, models_json=None, auth=None):
     host = PluginHost()
     host.register(pi_provider_faux, PluginRecord(name="faux", source="builtin"))
     host.register(pi_provider_anthropic, PluginRecord(name="provider-anthropic", source="builtin"))
-    return ModelRegistry(host)
+    return ModelRegistry.from_plugins(host)
 
 
 @pytest.fixture
@@ -165,7 +166,7 @@ def test_auth_json_mode_lock_env_and_commands(agent, tmp_path, monkeypatch):
     # a held lock makes writers wait, then time out with a clear message
     with file_lock(str(path)):
         with pytest.raises(TimeoutError, match="auth.json"):
-            with file_lock(str(path), wait_s=0.2):
+            with file_lock(str(path), timeout=0.2):
                 pass
     assert not (agent / "auth.json.lock").exists()
 

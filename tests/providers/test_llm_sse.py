@@ -72,7 +72,7 @@ async def test_batches_rejects_a_non_stream_answer(sse_server):
     try:
         with pytest.raises(Exception, match="Expected a server-sent event stream.*login required"):
             async with open_sse(
-                sse_server.url, body={}, headers={}, options=StreamOptions(extra={"client": client})
+                sse_server.url, body={}, headers={}, options=StreamOptions(client=client)
             ) as r:
                 async for _ in r.batches():
                     pass

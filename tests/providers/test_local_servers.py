@@ -17,12 +17,12 @@ from helpers_openai_google import (  # noqa: F401 - fixtures
 from sse_server import Reply
 
 from pi_host.config.models import ModelRegistry
-from pi_host.sdk import build_host
+from pi_host.plugins.selection import PluginRequest, load_plugins
 
 
 def registry_with(agent_dir, providers: dict) -> ModelRegistry:
     (agent_dir / "models.json").write_text(json.dumps({"providers": providers}))
-    return ModelRegistry(build_host(str(agent_dir), {}))
+    return ModelRegistry.from_plugins(load_plugins(PluginRequest(cwd=str(agent_dir))).host)
 
 
 async def test_llama_cpp_style_server(sse, isolated_environment):

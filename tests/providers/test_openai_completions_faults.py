@@ -22,7 +22,7 @@ from sse_server import DROP, FIXTURES, STALL, Reply
 
 from pi_host.protocol.abort import AbortController
 
-FAST_RETRY = {"retry": {"maxRetries": 2, "baseDelayMs": 10, "maxRetryDelayMs": 5000}}
+FAST_RETRY = {"maxRetries": 2, "baseDelayMs": 10, "maxRetryDelayMs": 5000}
 
 
 def stream(sse, **opts):
@@ -62,7 +62,7 @@ def stream(sse, **opts):
 )
 async def test_http_errors_end_in_one_error_event(sse, status, body, needle):
     sse.enqueue(Reply.json(status, body))
-    events = await collect(stream(sse, extra=FAST_RETRY))
+    events = await collect(stream(sse, retry=FAST_RETRY))
     assert types(events) == ["error"]
     message = final(events)
     assert message.stop_reason == "error"
@@ -99,7 +99,7 @@ async def test_transient_status_is_retried_then_succeeds(sse, status):
         ),
         Reply.from_fixture("openai/completions_text.sse", chunk_size=50),
     )
-    events = await collect(stream(sse, extra=FAST_RETRY))
+    events = await collect(stream(sse, retry=FAST_RETRY))
     assert events[-1].type == "done"
     assert final(events).text().startswith("Héllo")
     assert len(sse.requests) == 2
@@ -109,7 +109,7 @@ async def test_transient_status_is_retried_then_succeeds(sse, status):
 async def test_retries_exhausted_reports_the_last_status(sse):
     for _ in range(3):
         sse.enqueue(Reply.json(500, {"error": {"message": "boom", "type": "server_error"}}))
-    message = final(await collect(stream(sse, extra=FAST_RETRY)))
+    message = final(await collect(stream(sse, retry=FAST_RETRY)))
     assert (
         message.stop_reason == "error" and "500" in message.error_message and "boom" in message.error_message
     )
@@ -154,7 +154,7 @@ async def test_stalled_stream_hits_the_idle_timeout(sse):
     raw = (FIXTURES / "openai/completions_text.sse").read_bytes()
     sse.enqueue(Reply(parts=[raw[:700], STALL]))
     started = time.monotonic()
-    message = final(await collect(stream(sse, extra={"httpIdleTimeoutMs": 300})))
+    message = final(await collect(stream(sse, idle_timeout_ms=300)))
     assert time.monotonic() - started < 3
     assert message.stop_reason == "error"
     assert "timed out" in message.error_message.lower()
@@ -189,11 +189,7 @@ async def test_abort_during_retry_sleep(sse):
     sse.enqueue(Reply.json(503, {"error": {"message": "busy"}}, headers={"retry-after": "30"}))
     controller = AbortController()
     task = asyncio.create_task(
-        collect(
-            stream(
-                sse, signal=controller.signal, extra={"retry": {"maxRetries": 1, "maxRetryDelayMs": 60000}}
-            )
-        )
+        collect(stream(sse, signal=controller.signal, retry={"maxRetries": 1, "maxRetryDelayMs": 60000}))
     )
     while not sse.requests:
         await asyncio.sleep(0.005)

@@ -197,9 +197,7 @@ async def test_stall_times_out_and_500_is_retried(sse):
 
     raw = (FIXTURES / "openai/responses_tools.sse").read_bytes()
     sse.enqueue(Reply(parts=[raw[:2000], STALL]))
-    message = final(
-        await collect(stream_responses(model_for(sse), context(), options(extra={"httpIdleTimeoutMs": 250})))
-    )
+    message = final(await collect(stream_responses(model_for(sse), context(), options(idle_timeout_ms=250))))
     assert message.stop_reason == "error" and "timed out" in message.error_message.lower()
     assert message.content and message.content[0].type == "thinking"
 
@@ -207,8 +205,8 @@ async def test_stall_times_out_and_500_is_retried(sse):
         Reply.json(500, {"error": {"message": "oops", "type": "server_error"}}),
         Reply.from_fixture("openai/responses_tools.sse", chunk_size=300),
     )
-    retry = {"retry": {"maxRetries": 1, "baseDelayMs": 5}}
-    message = final(await collect(stream_responses(model_for(sse), context(), options(extra=retry))))
+    retry = {"maxRetries": 1, "baseDelayMs": 5}
+    message = final(await collect(stream_responses(model_for(sse), context(), options(retry=retry))))
     assert message.stop_reason == "toolUse" and len(sse.requests) == 3
 
 

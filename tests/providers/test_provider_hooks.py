@@ -1,6 +1,6 @@
 """``after_provider_response`` and ``provider_stream_event`` for openai-completions,
 openai-responses and google-generative-ai, the way the Anthropic adapter raises them: through the
-``onResponse`` / ``onStreamEvent`` callbacks the session passes in ``StreamOptions.extra``.
+``on_response`` / ``on_stream_event`` callbacks the session sets on ``StreamOptions``.
 
 First each adapter on its own (the callback sees every decoded chunk of the recorded stream, in
 order), then a whole session per API whose plugin implements the hooks (a tool round trip, so two
@@ -49,8 +49,8 @@ async def test_adapter_calls_on_response_and_on_stream_event(sse_server, api):
         seen["responses"].append((status, headers.get("content-type")))
 
     model = make_model(sse_server.url + prefix, api=api, id=model_id)
-    extra = {"onStreamEvent": on_stream_event, "onResponse": on_response}
-    message = final(await collect(stream(model, context(), options(extra=extra))))
+    hooks = {"on_stream_event": on_stream_event, "on_response": on_response}
+    message = final(await collect(stream(model, context(), options(**hooks))))
     assert message.stop_reason == "toolUse", message.error_message
     assert seen["responses"] == [(200, "text/event-stream")]
     expected = recorded_chunks(fixture)

@@ -85,7 +85,7 @@ def test_session_from_another_project_is_not_silently_opened(env, tmp_path):
 
 def test_session_id_opens_existing_or_creates_with_warning(env):
     seen: list[str] = []
-    store = open_store(opts(env, session_id="my-session.1", extra={"warn": seen.append}))
+    store = open_store(opts(env, session_id="my-session.1", warn=seen.append))
     assert store.session_id == "my-session.1" and seen and "creating a new session" in seen[0]
     store.append({"type": "message", "message": UserMessage(content="x").to_json()})
     store.close()
@@ -100,7 +100,7 @@ def test_flag_conflicts(env):
     with pytest.raises(SessionOpenError, match="--fork cannot be combined with --session, --continue"):
         open_store(opts(env, fork="x", session="y", continue_recent=True))
     with pytest.raises(SessionOpenError, match="--fork cannot be combined with --resume, --no-session"):
-        open_store(opts(env, fork="x", no_session=True, extra={"resume": True}))
+        open_store(opts(env, fork="x", no_session=True, resume=True))
     with pytest.raises(SessionOpenError, match="--session-id cannot be combined with --continue"):
         open_store(opts(env, session_id="abc", continue_recent=True))
 
@@ -177,7 +177,7 @@ def test_resume_picker_non_interactive(env, monkeypatch):
         listing.pick_session(infos, interactive=False, stdin=io.StringIO("7\n"), stderr=io.StringIO())
     monkeypatch.setattr("sys.stdin", io.StringIO("1\n"))
     monkeypatch.setattr("sys.stderr", io.StringIO())
-    store = open_store(opts(env, extra={"resume": True, "interactive": False}))
+    store = open_store(opts(env, resume=True, interactive=False))
     assert store.session_file == infos[0].path
     store.close()
 

@@ -205,30 +205,16 @@ async def navigate_tree(
 
 
 async def _before_tree(session: Any, prep: BranchPreparation) -> tuple[dict[str, Any] | None, bool]:
-    supplied: list[Any] = []
-
-    def fold(ev: dict[str, Any], result: Any) -> None:
-        if not isinstance(result, dict):
-            return
-        if result.get("summary") is not None:
-            supplied.append(result["summary"])
-        if "customInstructions" in result:
-            prep.custom_instructions = result["customInstructions"]
-        if "replaceInstructions" in result:
-            prep.replace_instructions = bool(result["replaceInstructions"])
-        if "label" in result:
-            prep.label = result["label"]
-
+    """``session_before_tree``: ``(supplied summary, cancelled)``; overrides of the instructions
+    and label land on ``prep`` (the event's rule folds them)."""
     outcome = await session.host.dispatch(
-        "session_before_tree", {"preparation": prep, "signal": prep.signal}, session.ctx, fold=fold
+        "session_before_tree", {"preparation": prep, "signal": prep.signal}, session.ctx
     )
-    if isinstance(outcome, dict) and outcome.get("cancel"):
+    if outcome is None:
+        return None, False
+    if outcome.get("cancel"):
         return None, True
-    for item in reversed(supplied):
-        found = summary_of(item)
-        if found is not None:
-            return found, False
-    return None, False
+    return summary_of(outcome["summary"]), False
 
 
 async def _summarize_branch(session: Any, prep: BranchPreparation) -> dict[str, Any]:
@@ -243,4 +229,5 @@ async def _summarize_branch(session: Any, prep: BranchPreparation) -> dict[str, 
         session.ctx,
         failed="Branch summary failed: strategy {name}: {error}",
         empty="Branch summary failed: strategy {name} returned no summary",
+        on_error=compactor.report_strategy,
     )

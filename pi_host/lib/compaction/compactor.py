@@ -24,6 +24,7 @@ from pi_host.lib.compaction.errors import CompactionCancelled, CompactionError
 from pi_host.lib.compaction.estimate import entry_tokens, estimate_fresh, usage_is_valid, usage_tokens
 from pi_host.lib.compaction.projection import branch_path, walk_back
 from pi_host.lib.compaction.results import field_of, json_value, strategy_summary, summary_of
+from pi_host.loop import events
 from pi_host.protocol.abort import AbortController, AbortError
 
 Entry = dict[str, Any]
@@ -78,6 +79,7 @@ class Compactor:
     def __init__(self, session: Any) -> None:
         self.session = session
         self._strategies: dict[str, Any] | None = None
+        self._plugins: dict[int, str] = {}
         self._controller: AbortController | None = None
         self._busy = False
         self._recovery_attempted = False
@@ -98,21 +100,26 @@ class Compactor:
         except CompactionSettingsError as exc:
             if self._reported_settings != str(exc):
                 self._reported_settings = str(exc)
-                self.session.host.report("compaction", "settings", str(exc))
+                self.session.warn(f"settings: {exc}; the defaults are used")
             return CompactionSettings()
 
     def strategies(self) -> dict[str, Any]:
         """Registered strategies by name, in load order (a later one with the same name wins)."""
         if self._strategies is None:
             found: dict[str, Any] = {}
-            for item in self.session.host.collect("register_compaction_strategies"):
+            for plugin, item in self.session.host.collect_named("register_compaction_strategies"):
                 if callable(getattr(item, "summarize", None)) and isinstance(
                     getattr(item, "name", None), str
                 ):
                     found.pop(item.name, None)
                     found[item.name] = item
+                    self._plugins[id(item)] = plugin
             self._strategies = found
         return self._strategies
+
+    def report_strategy(self, strategy: Any, method: str, error: BaseException) -> None:
+        """Name the plugin whose strategy failed (its ``summarize``/``summarize_branch``)."""
+        self.session.host.report(self._plugins.get(id(strategy), strategy.name), method, error)
 
     def strategy(self, name: str | None = None, branch: bool = False) -> Any:
         """The strategy named by ``compaction.strategy``; without a setting, the last registered
@@ -209,15 +216,7 @@ class Compactor:
             await self._auto("overflow", False, signal)
             return False
         if kind == "exhausted":
-            await self.session.emit_event(
-                {
-                    "type": "compaction_end",
-                    "reason": "overflow",
-                    "aborted": False,
-                    "willRetry": False,
-                    "errorMessage": RECOVERY_EXHAUSTED,
-                }
-            )
+            await self.session.emit_event(events.compaction_end("overflow", error_message=RECOVERY_EXHAUSTED))
             return False
         if kind == "retry":
             self._recovery_attempted = True
@@ -234,11 +233,18 @@ class Compactor:
                 await self._auto("threshold", False, signal)
         return False
 
-    async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
+    async def compact(
+        self, custom_instructions: str | None = None, *, raise_on_cancel: bool = True
+    ) -> dict[str, Any] | None:
         """Manual compaction (§7.7): the result dict, or :class:`CompactionError` with pi's
         messages (``Already compacted``, ``Nothing to compact (session too small)``,
-        ``Compaction cancelled``)."""
-        return await self.run("manual", False, custom_instructions)
+        ``Compaction cancelled``). Without ``raise_on_cancel`` a cancel returns None."""
+        try:
+            return await self.run("manual", False, custom_instructions)
+        except CompactionCancelled:
+            if raise_on_cancel:
+                raise
+            return None
 
     async def navigate_tree(self, target_id: str, **options: Any) -> dict[str, Any]:
         """Move the leaf to another branch, optionally summarizing the one left (§7.9); the
@@ -324,7 +330,7 @@ class Compactor:
         controller = self._controller = AbortController()
         unlink = signal.add_listener(lambda: controller.abort("Compaction cancelled")) if signal else None
         from_hook = False
-        await session.emit_event({"type": "compaction_start", "reason": reason})
+        await session.emit_event(events.compaction_start(reason))
         try:
             settings = self.settings()
             path = branch_path(session.store)
@@ -348,9 +354,7 @@ class Compactor:
             if reason == "manual":
                 await self._failed(reason, str(exc), False, False)
             else:  # nothing to do is not a failure of automatic compaction
-                await session.emit_event(
-                    {"type": "compaction_end", "reason": reason, "aborted": False, "willRetry": False}
-                )
+                await session.emit_event(events.compaction_end(reason))
             raise CompactionError(str(exc)) from None
         except (CompactionCancelled, AbortError):
             await self._failed(reason, "Compaction cancelled", True, from_hook, prefix=False)
@@ -371,23 +375,15 @@ class Compactor:
             {"compactionEntry": entry, "fromExtension": from_hook, "reason": reason, "willRetry": will_retry},
             session.ctx,
         )
-        await session.emit_event(
-            {
-                "type": "compaction_end",
-                "reason": reason,
-                "result": result,
-                "aborted": False,
-                "willRetry": will_retry,
-            }
-        )
+        await session.emit_event(events.compaction_end(reason, will_retry=will_retry, result=result))
         return result
 
     async def _before_compact(
         self, prepared: CompactionPreparation, path: list[Entry]
     ) -> dict[str, Any] | None:
-        """``session_before_compact``: a cancel stops at once; the last supplied compaction wins."""
+        """``session_before_compact``: a cancel stops at once; the last supplied compaction wins
+        (the event's rule checks it and names a plugin whose return is unusable)."""
         session = self.session
-        supplied: list[tuple[int, Any]] = []
         event: dict[str, Any] = {
             "preparation": prepared,
             "branchEntries": path,
@@ -397,36 +393,17 @@ class Compactor:
         }
         if prepared.custom_instructions is not None:
             event["customInstructions"] = prepared.custom_instructions
-
-        def fold(ev: dict[str, Any], result: Any) -> None:
-            compaction = field_of(result, "compaction")
-            if compaction is not None:
-                supplied.append((len(supplied), compaction))
-
-        outcome = await session.host.dispatch("session_before_compact", event, session.ctx, fold=fold)
-        if outcome is not None and _is_cancel(outcome):
+        outcome = await session.host.dispatch("session_before_compact", event, session.ctx)
+        if outcome is None:
+            return None
+        if _is_cancel(outcome):
             raise CompactionCancelled()
-        on_path = {entry["id"] for entry in path}
-        for _, compaction in reversed(supplied):
-            found = summary_of(compaction)
-            first_kept = field_of(compaction, "firstKeptEntryId")
-            if first_kept is not None and first_kept not in on_path:
-                session.host.report(
-                    "session_before_compact",
-                    "session_before_compact",
-                    f"firstKeptEntryId {first_kept!r} is not on the current branch; the prepared cut is used",
-                )
-                first_kept = None
-            if found is not None:
-                return {
-                    **found,
-                    "firstKeptEntryId": first_kept or prepared.first_kept_entry_id,
-                    "tokensBefore": field_of(compaction, "tokensBefore") or prepared.tokens_before,
-                }
-            session.host.report(
-                "session_before_compact", "session_before_compact", "returned a compaction without a summary"
-            )
-        return None
+        compaction = outcome["compaction"]
+        return {
+            **summary_of(compaction),
+            "firstKeptEntryId": field_of(compaction, "firstKeptEntryId") or prepared.first_kept_entry_id,
+            "tokensBefore": field_of(compaction, "tokensBefore") or prepared.tokens_before,
+        }
 
     async def _summarize(
         self, prepared: CompactionPreparation, settings: CompactionSettings
@@ -438,6 +415,7 @@ class Compactor:
             self.session.ctx,
             failed="strategy {name} failed: {error}",
             empty="strategy {name} returned no summary",
+            on_error=self.report_strategy,
         )
         return {
             **found,
@@ -496,15 +474,7 @@ class Compactor:
             },
             session.ctx,
         )
-        await session.emit_event(
-            {
-                "type": "compaction_end",
-                "reason": reason,
-                "aborted": aborted,
-                "willRetry": False,
-                "errorMessage": text,
-            }
-        )
+        await session.emit_event(events.compaction_end(reason, aborted=aborted, error_message=text))
 
 
 class _NothingToDo(CompactionError):

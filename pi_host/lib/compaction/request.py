@@ -15,7 +15,9 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from pi_host.loop import events
 from pi_host.protocol.abort import AbortError, AbortSignal, race
+from pi_host.protocol.failures import is_retryable_error
 
 
 class SummarizationError(Exception):
@@ -34,14 +36,6 @@ class SummaryResponse:
 def _retry_settings(settings: dict[str, Any]) -> dict[str, Any]:
     retry = settings.get("retry")
     return retry if isinstance(retry, dict) else {}
-
-
-def _is_transient(message: Any, window: int | None) -> bool:
-    try:
-        from pi_host.protocol.failures import is_retryable_error
-    except ImportError:
-        return False
-    return is_retryable_error(message, window)
 
 
 async def _request_once(session: Any, model: Any, system_prompt: str, prompt: str, signal: Any) -> Any:
@@ -98,28 +92,27 @@ async def complete_summary(
     attempt = 0
     while True:
         if attempt:
-            event: dict[str, Any] = {"type": "summarization_retry_attempt_start", "source": source}
-            if reason:
-                event["reason"] = reason
-            await session.emit_event(event)
+            await session.emit_event(
+                events.summarization_retry("attempt_start", source, reason=reason or None)
+            )
         message = await _request_once(session, model, system_prompt, prompt, signal)
         stop = message.stop_reason
         if stop == "aborted":
             raise AbortError(message.error_message or "Operation aborted")
         if stop == "error":
             error = message.error_message or "unknown provider error"
-            if enabled and attempt < max_attempts and _is_transient(message, model.context_window):
+            if enabled and attempt < max_attempts and is_retryable_error(message, model.context_window):
                 attempt += 1
                 delay = min(base * 2 ** (attempt - 1), cap) if cap > 0 else base * 2 ** (attempt - 1)
                 await session.emit_event(
-                    {
-                        "type": "summarization_retry_scheduled",
-                        "source": source,
-                        "attempt": attempt,
-                        "maxAttempts": max_attempts,
-                        "delayMs": delay,
-                        "errorMessage": error,
-                    }
+                    events.summarization_retry(
+                        "scheduled",
+                        source,
+                        attempt=attempt,
+                        maxAttempts=max_attempts,
+                        delayMs=delay,
+                        errorMessage=error,
+                    )
                 )
                 try:
                     await race(signal, asyncio.sleep(delay / 1000))
@@ -143,15 +136,11 @@ async def complete_summary(
 
 
 async def _finished(session: Any, source: str, attempt: int, success: bool, error: str | None) -> None:
-    event: dict[str, Any] = {
-        "type": "summarization_retry_finished",
-        "source": source,
-        "success": success,
-        "attempt": attempt,
-    }
-    if error:
-        event["finalError"] = error
-    await session.emit_event(event)
+    await session.emit_event(
+        events.summarization_retry(
+            "finished", source, success=success, attempt=attempt, finalError=error or None
+        )
+    )
 
 
 def add_usage(total: Any, more: Any) -> Any:

@@ -30,11 +30,19 @@ def summary_of(result: Any) -> dict[str, Any] | None:
 
 
 async def strategy_summary(
-    strategy: Any, method: str, preparation: Any, ctx: Any, *, failed: str, empty: str
+    strategy: Any,
+    method: str,
+    preparation: Any,
+    ctx: Any,
+    *,
+    failed: str,
+    empty: str,
+    on_error: Any = None,
 ) -> dict[str, Any]:
     """Run ``strategy.<method>(preparation, ctx)`` and return :func:`summary_of` its result.
 
-    Aborts and :class:`CompactionError` pass through; any other exception becomes a
+    Aborts and :class:`CompactionError` pass through; any other exception is handed to
+    ``on_error(strategy, method, exc)`` (which names the plugin) and becomes a
     :class:`CompactionError` with ``failed`` (``{name}`` and ``{error}`` filled in), a result
     without a summary one with ``empty`` (``{name}``).
     """
@@ -47,6 +55,8 @@ async def strategy_summary(
     except (AbortError, CompactionError):
         raise
     except Exception as exc:
+        if on_error is not None:
+            on_error(strategy, method, exc)
         raise CompactionError(failed.format(name=name, error=exc)) from exc
     found = summary_of(result)
     if found is None:

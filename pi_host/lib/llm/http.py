@@ -11,17 +11,12 @@ The idle timeout is httpx's *read* timeout: no bytes for that long ends the stre
 :func:`pi_host.lib.llm.builder.guard`, which cancels the waiting read; ``open_sse`` closes the
 response in ``finally``, so cancellation anywhere is safe.
 
-Options read from ``StreamOptions.extra`` (all optional):
-
-``retry``              ``{"maxRetries": 0, "baseDelayMs": 1000, "maxRetryDelayMs": 60000}``
-                       (pi's ``retry.provider`` settings; provider-level retries default to 0)
-``httpIdleTimeoutMs``  idle (read) timeout, default 300000
-``client``             an ``httpx.AsyncClient`` to use instead of the shared one
-``onHeaders``          ``f(headers)`` (sync or async) before sending: mutate the dict, set a value
-                       to None to drop it (the ``before_provider_headers`` hook)
-``onResponse``         ``f(status, headers)`` once a response arrives (``after_provider_response``)
-``onStreamEvent``      ``f(data)`` per decoded stream chunk (``provider_stream_event``); every
-                       built-in adapter calls it through :func:`stream_event_hook`
+Options read from :class:`pi_host.protocol.StreamOptions` (all optional): ``retry`` (pi's
+``retry.provider`` settings; provider-level retries default to 0), ``idle_timeout_ms`` (default
+300000), ``client`` (an ``httpx.AsyncClient`` instead of the shared one) and the hook bridges:
+``on_headers`` and ``on_payload`` through :func:`run_request_hooks` (the adapter calls it before
+:func:`open_sse`), ``on_response`` inside :func:`open_sse`, ``on_stream_event`` through
+:func:`stream_event_hook`.
 """
 
 from __future__ import annotations
@@ -69,7 +64,7 @@ class RetryPolicy:
 
     @classmethod
     def from_options(cls, options: Any) -> RetryPolicy:
-        raw = (getattr(options, "extra", None) or {}).get("retry") or {}
+        raw = getattr(options, "retry", None) or {}
         return cls(
             max_retries=int(raw.get("maxRetries", 0) or 0),
             base_delay_ms=int(raw.get("baseDelayMs", 1000) or 0),
@@ -111,10 +106,9 @@ def shared_client() -> httpx.AsyncClient:
 
 
 def idle_timeout_s(options: Any) -> float:
-    extra = getattr(options, "extra", None) or {}
     value = (
-        extra.get("httpIdleTimeoutMs")
-        or ((extra.get("retry") or {}).get("timeoutMs"))
+        getattr(options, "idle_timeout_ms", None)
+        or (getattr(options, "retry", None) or {}).get("timeoutMs")
         or DEFAULT_IDLE_TIMEOUT_MS
     )
     return float(value) / 1000
@@ -238,11 +232,23 @@ async def apply_payload_hook(options: Any, body: dict[str, Any]) -> dict[str, An
     return body if result is None else result
 
 
+async def run_request_hooks(options: Any, body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
+    """The hooks of one request, in pi's order: ``options.on_headers`` changes ``headers`` in
+    place (a value set to None drops that header), then ``options.on_payload`` may replace the
+    body, which is returned. Call it once per request, before :func:`open_sse`."""
+    on_headers = getattr(options, "on_headers", None)
+    if on_headers is not None:
+        result = on_headers(headers)
+        if inspect.isawaitable(result):
+            await result
+    return await apply_payload_hook(options, body)
+
+
 def stream_event_hook(options: Any) -> Callable[[Any], Awaitable[None]] | None:
-    """``extra["onStreamEvent"]`` (the ``provider_stream_event`` bridge) as an awaitable
+    """``options.on_stream_event`` (the ``provider_stream_event`` bridge) as an awaitable
     ``emit(data)`` for the adapter to call with each decoded stream chunk, or None when nobody
     listens (adapters then skip the call: it sits on the per-delta path)."""
-    callback = (getattr(options, "extra", None) or {}).get("onStreamEvent")
+    callback = getattr(options, "on_stream_event", None)
     if callback is None:
         return None
 
@@ -301,19 +307,13 @@ async def open_sse(
     on_retry: Callable[[int, float, str], Awaitable[None] | None] | None = None,
 ) -> AsyncIterator[SSEResponse]:
     """Send a streaming request and yield the open response (closed on exit, always)."""
-    client = client or (getattr(options, "extra", None) or {}).get("client") or shared_client()
+    client = client or getattr(options, "client", None) or shared_client()
     policy = policy or RetryPolicy.from_options(options)
     signal = getattr(options, "signal", None)
     content = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode()
     send_headers = {"content-type": "application/json", "accept": "text/event-stream", **headers}
-    extra = getattr(options, "extra", None) or {}
-    on_headers = extra.get("onHeaders")
-    if on_headers is not None:
-        result = on_headers(send_headers)
-        if inspect.isawaitable(result):
-            await result
     send_headers = {k: v for k, v in send_headers.items() if v is not None}
-    on_response = extra.get("onResponse")
+    on_response = getattr(options, "on_response", None)
     idle = idle_timeout_s(options)
     timeout = httpx.Timeout(DEFAULT_CONNECT_TIMEOUT_S, read=idle)
     attempt = 0

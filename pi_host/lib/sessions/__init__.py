@@ -1,2 +1,3 @@
-"""Session storage for store plugins: the entry tree and its projection onto the model context
-(``tree``), and stores built on it (``store``: ``TreeStore``, ``MemoryStore``)."""
+"""Session storage for store plugins: the entry tree (``tree``), how entries project onto the
+model context (``projection``), and stores built on the tree (``store``: ``TreeStore``,
+``MemoryStore``)."""

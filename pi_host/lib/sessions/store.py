@@ -1,7 +1,7 @@
-"""The small interface between the session layer and whatever stores a session.
+"""Session stores built on the in-memory entry tree, for store plugins.
 
-The session layer appends *entries* (pi's session-file entry shapes, reference §6.3, as dicts with
-pi's field names) and asks the store to rebuild the model context from the active branch. The
+The interface the session needs (:class:`SessionStore`, :class:`SessionContext`,
+:class:`StoreOptions`) is the kernel's (:mod:`pi_host.session.store`) and re-exported here. The
 default store comes from a plugin (``register_session_stores``, JSONL files compatible with pi);
 :class:`MemoryStore` here is the fallback and what ``--no-session`` uses.
 
@@ -16,9 +16,8 @@ import os
 import re
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 from pi_host.lib.sessions.tree import (
     CONTEXT_EDIT_ROLES,
@@ -32,6 +31,7 @@ from pi_host.lib.sessions.tree import (
     interrupted_tool_result,
     navigation_target,
 )
+from pi_host.session.store import SessionContext, SessionStore, StoreOptions  # noqa: F401 (re-exported)
 
 SESSION_VERSION = 3
 SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
@@ -105,58 +105,6 @@ class SessionOpenError(SessionStoreError):
 
 class SessionWriteError(SessionStoreError):
     """An entry could not be written; it was not added to the tree either."""
-
-
-@dataclass
-class SessionContext:
-    """The projection of the active branch: what the model sees, and the restored settings."""
-
-    messages: list[Any] = field(default_factory=list)
-    thinking_level: str = "off"
-    model: dict[str, str] | None = None
-    """``{"provider", "modelId"}`` from the last model change or assistant message."""
-
-
-@dataclass
-class StoreOptions:
-    """How the CLI/SDK asked to open a session (reference §6.8)."""
-
-    cwd: str
-    agent_dir: str
-    session_dir: str | None = None
-    session: str | None = None
-    """``--session <path|id prefix>``."""
-    continue_recent: bool = False
-    fork: str | None = None
-    session_id: str | None = None
-    no_session: bool = False
-    name: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    """``resume`` (bool), ``interactive`` (bool), ``warn`` (callable taking one line),
-    ``session_dir_setting`` (the ``sessionDir`` setting, relative to cwd)."""
-
-
-class SessionStore(Protocol):
-    session_id: str
-    session_file: str | None
-    cwd: str
-    header: dict[str, Any]
-
-    def append(self, entry: dict[str, Any]) -> dict[str, Any]:
-        """Add an entry (``type`` plus its fields) as a child of the leaf; fills ``id``,
-        ``parentId`` and ``timestamp``; moves the leaf to it; returns the stored entry."""
-
-    def entries(self) -> list[dict[str, Any]]:
-        """All entries in append order (no header)."""
-
-    def leaf_id(self) -> str | None: ...
-
-    def branch(self, entry_id: str | None) -> None:
-        """Move the leaf (``None``: the next append starts a new root)."""
-
-    def build_context(self) -> SessionContext: ...
-
-    def close(self) -> None: ...
 
 
 def stderr_warn(line: str) -> None:

@@ -1,0 +1,77 @@
+"""The host's own options, as a typer app (imported only to parse a run's arguments or print
+``--help``: typer and click cost start-up time that ``pi plugins`` does not need to pay)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from pi_host.plugins.registrations import CliFlag
+
+
+def build_app(result: Any, plugin_flags: list[CliFlag]) -> typer.Typer:
+    """The app; parsing sets the options' values as attributes of ``result`` (a ``RunArgs``)."""
+    epilog = ""
+    if plugin_flags:
+        lines = [
+            f"  --{f.name}{' ' + ', '.join(f.aliases) if f.aliases else ''}  {f.description}"
+            for f in plugin_flags
+        ]
+        epilog = "Plugin flags:\n\n" + "\n\n".join(lines)
+    app = typer.Typer(add_completion=False, rich_markup_mode=None)
+
+    @app.command(
+        context_settings={
+            "allow_extra_args": True,
+            "ignore_unknown_options": False,
+            "help_option_names": ["-h", "--help"],
+        },
+        epilog=epilog,
+        help="pi-host: a plugin-first coding agent. Runs the messages as prompts; `pi plugins` lists plugins.",
+    )
+    def run(
+        ctx: typer.Context,
+        provider: str = typer.Option(None, "--provider", help="Provider id (with --model)."),
+        model: str = typer.Option(None, "--model", help="provider/id[:thinking], an id or a name fragment."),
+        api_key: str = typer.Option(None, "--api-key", help="Key for this run only (never stored)."),
+        thinking: str = typer.Option(None, "--thinking", help="off|minimal|low|medium|high|xhigh|max"),
+        models: str = typer.Option(None, "--models", help="Models to cycle through (comma list)."),
+        list_models: bool = typer.Option(False, "--list-models", help="List models (optional search term)."),
+        print_mode: bool = typer.Option(False, "--print", "-p", help="Print the final answer and exit."),
+        mode: str = typer.Option(
+            None, "--mode", help="A run mode by name: text (print), json, or one a plugin adds."
+        ),
+        continue_recent: bool = typer.Option(False, "--continue", "-c", help="Continue the newest session."),
+        resume: bool = typer.Option(False, "--resume", "-r", help="Pick a session to resume."),
+        session: str = typer.Option(None, "--session", help="Session file path or id prefix."),
+        session_id: str = typer.Option(None, "--session-id", help="Open or create the session with this id."),
+        fork: str = typer.Option(None, "--fork", help="Fork a session (path or id) into a new one."),
+        session_dir: str = typer.Option(None, "--session-dir", help="Directory for session files."),
+        no_session: bool = typer.Option(False, "--no-session", help="Keep the session in memory only."),
+        name: str = typer.Option(None, "--name", "-n", help="Name the session."),
+        tools: str = typer.Option(
+            None, "--tools", "-t", help="Comma list of tools (allowlist, +name/-name)."
+        ),
+        exclude_tools: str = typer.Option(
+            None, "--exclude-tools", "-xt", help="Comma list of tools to drop."
+        ),
+        no_builtin_tools: bool = typer.Option(False, "--no-builtin-tools", "-nbt", help="No built-in tools."),
+        no_tools: bool = typer.Option(False, "--no-tools", "-nt", help="No tools at all."),
+        extensions: list[str] = typer.Option(
+            [], "--extension", "-e", help="Load a plugin file (repeatable)."
+        ),
+        no_extensions: bool = typer.Option(False, "--no-extensions", "-ne", help="Only built-in plugins."),
+        approve: bool = typer.Option(False, "--approve", "-a", help="Trust this project's resources."),
+        no_approve: bool = typer.Option(False, "--no-approve", "-na", help="Do not trust this project."),
+        strict_plugins: bool = typer.Option(False, "--strict-plugins", help="A failing plugin is fatal."),
+        offline: bool = typer.Option(False, "--offline", help="No network beyond configured providers."),
+        verbose: bool = typer.Option(False, "--verbose", help="More diagnostics on stderr."),
+    ) -> None:
+        values = dict(locals())
+        values.pop("ctx")
+        for key, value in values.items():
+            setattr(result, key, value)
+        result.messages = list(ctx.args)
+
+    return app

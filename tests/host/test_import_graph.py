@@ -1,0 +1,161 @@
+"""The layering rule of ``pi_host/``, checked on the source: every import (module level, inside
+functions, under ``TYPE_CHECKING``) goes to the same layer or a lower one, and no modules import
+each other in a cycle. Also the size budget of the kernel (docs/architecture.md).
+
+    entry (cli/, sdk.py) > lib/ > session/ > plugins/ > config/ > loop/ > protocol/
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import pi_host
+
+ROOT = Path(pi_host.__file__).parent
+LAYERS = [
+    ("protocol", ("pi_host.protocol",)),
+    ("loop", ("pi_host.loop",)),
+    ("config", ("pi_host.config",)),
+    ("plugins", ("pi_host.plugins",)),
+    ("session", ("pi_host.session",)),
+    ("lib", ("pi_host.lib",)),
+    ("entry", ("pi_host.cli", "pi_host.sdk", "pi_host.__main__")),
+]
+FACADE = {"pi_host", "pi_host._aliases", "pi_host._version"}
+"""The package root lazily re-exports the public API; internal modules import real modules."""
+KERNEL = ("protocol", "loop", "plugins", "session")
+KERNEL_LINE_BUDGET = 4000
+FILE_LINE_BUDGET = 600
+
+
+def module_files() -> dict[str, Path]:
+    found = {}
+    for path in ROOT.rglob("*.py"):
+        parts = ["pi_host", *path.relative_to(ROOT).with_suffix("").parts]
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+MODULES = module_files()
+
+
+def layer_of(module: str) -> int | None:
+    for index, (_name, prefixes) in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return index
+    return None
+
+
+def imports_of(module: str, path: Path) -> set[str]:
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.startswith("pi_host"))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                name = ".".join(base + ([node.module] if node.module else []))
+            else:
+                name = node.module or ""
+            if not name.startswith("pi_host"):
+                continue
+            for alias in node.names:  # `from pi_host.config import paths` imports a module
+                candidate = f"{name}.{alias.name}"
+                found.add(candidate if candidate in MODULES else name)
+    found.discard(module)
+    return found
+
+
+GRAPH = {module: imports_of(module, path) for module, path in MODULES.items()}
+
+
+def test_every_module_belongs_to_a_layer():
+    assert sorted(m for m in MODULES if m not in FACADE and layer_of(m) is None) == []
+
+
+def test_no_module_imports_an_old_path_or_the_facade():
+    from pi_host._aliases import current_name
+
+    bad = []
+    for module, targets in GRAPH.items():
+        for target in targets:
+            if current_name(target) is not None or target not in MODULES:
+                bad.append(f"{module} -> {target} (no such module)")
+            elif module not in FACADE and target in FACADE - {"pi_host._version"}:
+                bad.append(f"{module} -> {target} (the package facade)")
+    assert bad == []
+
+
+def test_imports_go_to_the_same_layer_or_below():
+    upward = []
+    for module, targets in GRAPH.items():
+        mine = layer_of(module)
+        if mine is None:
+            continue
+        for target in targets:
+            theirs = layer_of(target)
+            if theirs is not None and theirs > mine:
+                upward.append(f"{module} ({LAYERS[mine][0]}) -> {target} ({LAYERS[theirs][0]})")
+    assert sorted(upward) == []
+
+
+def test_no_import_cycles():
+    # Tarjan's strongly connected components over the module graph.
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in GRAPH.get(node, ()):
+            if target not in GRAPH:
+                continue
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                item = stack.pop()
+                on_stack.discard(item)
+                component.append(item)
+                if item == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for module in sorted(GRAPH):
+        if module not in index and module not in FACADE:
+            visit(module)
+    assert cycles == []
+
+
+def line_count(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
+def test_kernel_reads_in_one_sitting():
+    counts = {name: 0 for name in KERNEL}
+    for module, path in MODULES.items():
+        layer = layer_of(module)
+        if layer is not None and LAYERS[layer][0] in KERNEL:
+            counts[LAYERS[layer][0]] += line_count(path)
+    print("kernel lines:", counts, "total", sum(counts.values()))
+    assert sum(counts.values()) <= KERNEL_LINE_BUDGET, counts
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_file_over_the_budget(module):
+    assert line_count(MODULES[module]) <= FILE_LINE_BUDGET

@@ -2,94 +2,70 @@
 
 This layer knows nothing about agents, sessions or files. Everything serialises with pi's exact
 JSON field names (camelCase), so a message written by pi reads back here unchanged.
+
+Names are imported on first use, so importing a small submodule (``pi_host.protocol.abort``)
+does not load pydantic.
 """
 
-from pi_host.protocol.messages import (
-    AssistantMessage,
-    BashExecutionMessage,
-    BranchSummaryMessage,
-    CompactionSummaryMessage,
-    Content,
-    Cost,
-    CustomMessage,
-    ImageContent,
-    Message,
-    PiModel,
-    StopReason,
-    SystemMessage,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    ToolDecl,
-    ToolResultMessage,
-    UnknownMessage,
-    Usage,
-    UserMessage,
-    dump_message,
-    now_ms,
-    parse_message,
-    parse_messages,
-)
-from pi_host.protocol.model import LlmContext, Model, ModelCost, StreamFn, StreamOptions
-from pi_host.protocol.stream import (
-    AssistantMessageEvent,
-    DoneEvent,
-    ErrorEvent,
-    StartEvent,
-    TextDeltaEvent,
-    TextEndEvent,
-    TextStartEvent,
-    ThinkingDeltaEvent,
-    ThinkingEndEvent,
-    ThinkingStartEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-    event_to_wire,
-)
+from __future__ import annotations
 
-__all__ = [
-    "AssistantMessage",
-    "AssistantMessageEvent",
-    "BashExecutionMessage",
-    "BranchSummaryMessage",
-    "CompactionSummaryMessage",
-    "Content",
-    "Cost",
-    "CustomMessage",
-    "DoneEvent",
-    "ErrorEvent",
-    "ImageContent",
-    "LlmContext",
-    "Message",
-    "Model",
-    "ModelCost",
-    "PiModel",
-    "StartEvent",
-    "StopReason",
-    "StreamFn",
-    "StreamOptions",
-    "SystemMessage",
-    "TextContent",
-    "TextDeltaEvent",
-    "TextEndEvent",
-    "TextStartEvent",
-    "ThinkingContent",
-    "ThinkingDeltaEvent",
-    "ThinkingEndEvent",
-    "ThinkingStartEvent",
-    "ToolCall",
-    "ToolCallDeltaEvent",
-    "ToolCallEndEvent",
-    "ToolCallStartEvent",
-    "ToolDecl",
-    "ToolResultMessage",
-    "UnknownMessage",
-    "Usage",
-    "UserMessage",
-    "dump_message",
-    "event_to_wire",
-    "now_ms",
-    "parse_message",
-    "parse_messages",
-]
+from typing import Any
+
+_EXPORTS = {
+    "AssistantMessage": "messages",
+    "AssistantMessageEvent": "stream",
+    "BashExecutionMessage": "messages",
+    "BranchSummaryMessage": "messages",
+    "CompactionSummaryMessage": "messages",
+    "Content": "messages",
+    "Cost": "messages",
+    "CustomMessage": "messages",
+    "DoneEvent": "stream",
+    "ErrorEvent": "stream",
+    "ImageContent": "messages",
+    "LlmContext": "model",
+    "Message": "messages",
+    "Model": "model",
+    "ModelCost": "model",
+    "PiModel": "messages",
+    "StartEvent": "stream",
+    "StopReason": "messages",
+    "StreamFn": "model",
+    "StreamOptions": "model",
+    "SystemMessage": "messages",
+    "TextContent": "messages",
+    "TextDeltaEvent": "stream",
+    "TextEndEvent": "stream",
+    "TextStartEvent": "stream",
+    "ThinkingContent": "messages",
+    "ThinkingDeltaEvent": "stream",
+    "ThinkingEndEvent": "stream",
+    "ThinkingStartEvent": "stream",
+    "ToolCall": "messages",
+    "ToolCallDeltaEvent": "stream",
+    "ToolCallEndEvent": "stream",
+    "ToolCallStartEvent": "stream",
+    "ToolDecl": "messages",
+    "ToolResultMessage": "messages",
+    "UnknownMessage": "messages",
+    "Usage": "messages",
+    "UserMessage": "messages",
+    "dump_message": "messages",
+    "event_to_wire": "stream",
+    "now_ms": "messages",
+    "parse_message": "messages",
+    "parse_messages": "messages",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pi_host.protocol' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"pi_host.protocol.{module}"), name)
+    globals()[name] = value
+    return value

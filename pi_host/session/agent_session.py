@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_host.config import paths
-from pi_host.config.defaults import DEFAULTS
 from pi_host.loop import events
 from pi_host.loop.convert import convert_to_llm
 from pi_host.loop.loop import AgentLoop, LoopConfig
@@ -32,6 +31,7 @@ from pi_host.session.bridge import PluginBridge
 from pi_host.session.compaction_driver import CompactionDriver
 from pi_host.session.context import ExtensionContext
 from pi_host.session.errors import SessionError
+from pi_host.session.parts import registered_parts, select_tools
 from pi_host.session.queues import PromptQueues, QueuedMessage
 from pi_host.session.retry import AutoRetry
 from pi_host.session.store import SessionStore
@@ -84,32 +84,14 @@ class AgentSession:
             thinking_level=self.thinking_level,
             agent_dir=paths.agent_dir(),
         )
-        self._owners: dict[int, str] = {}
-        self.all_tools: dict[str, Tool] = {}
-        self.builtin_tools: set[str] = set()
+        parts = registered_parts(host, self.tool_context)
+        self._owners = parts.owners
+        self.all_tools: dict[str, Tool] = parts.tools
+        self.builtin_tools: set[str] = parts.builtin_tools
         """Names of tools a built-in plugin registered (``--no-builtin-tools`` drops them)."""
-        for plugin, tool in host.collect_named("register_tools", ctx=self.tool_context):
-            if isinstance(tool, Tool) or hasattr(tool, "execute"):
-                self.all_tools[tool.name] = tool
-                record = host.record(plugin)
-                if record is not None and record.source == "builtin":
-                    self.builtin_tools.add(tool.name)
-                else:
-                    self.builtin_tools.discard(tool.name)
-        self.active_tools: dict[str, Tool] = self._select_tools()
-        self.commands: dict[str, Command] = {}
-        for plugin, command in host.collect_named("register_commands"):
-            if isinstance(command, Command):
-                name, index = command.name, 1
-                while name in self.commands:
-                    name, index = f"{command.name}:{index}", index + 1
-                self.commands[name] = command
-                self._owners[id(command)] = plugin
-        sources = [
-            (p, s) for p, s in host.collect_named("register_context_sources") if isinstance(s, ContextSource)
-        ]
-        self._owners.update((id(s), p) for p, s in sources)
-        self.context_sources: list[ContextSource] = sorted((s for _, s in sources), key=lambda s: s.order)
+        self.commands: dict[str, Command] = parts.commands
+        self.context_sources: list[ContextSource] = parts.context_sources
+        self.active_tools: dict[str, Tool] = select_tools(parts, config)
         restored = store.build_context()
         self.messages: list[Any] = list(restored.messages)
         self.discovered: dict[str, list[str]] = {}
@@ -577,25 +559,6 @@ class AgentSession:
                 {"type": "model_change", "provider": self.model.provider, "modelId": self.model.id}
             )
         self.store.append({"type": "thinking_level_change", "thinkingLevel": self.thinking_level})
-
-    def _select_tools(self) -> dict[str, Tool]:
-        """``--tools`` exactly; else the ``defaultTools`` setting (pi's four by default) in its
-        order, then every other plugin's tool unless it says ``default_active = False``."""
-        if self.config.no_tools:
-            return {}
-        if self.config.tools is not None:
-            return {name: self.all_tools[name] for name in self.config.tools if name in self.all_tools}
-        default = self.config.settings.get("defaultTools")
-        names = [str(n) for n in default] if isinstance(default, list) else list(DEFAULTS["defaultTools"])
-        chosen = {name: self.all_tools[name] for name in names if name in self.all_tools}
-        for name, tool in self.all_tools.items():
-            if (
-                name not in self.builtin_tools
-                and name not in chosen
-                and getattr(tool, "default_active", True)
-            ):
-                chosen[name] = tool
-        return chosen
 
 
 def _last_assistant(messages: list[Any]) -> Any:

@@ -4,16 +4,6 @@
 commands somewhere else (over SSH, in a container) with the same output handling.
 """
 
-from pi_host import hookimpl
+from pi_host.lib.toolkit.plugin import tool_plugin
 
-
-def create_tool(shell=None):
-    """A ``bash`` tool using ``shell`` (default: this machine)."""
-    from pi_tool_bash.tool import BashTool
-
-    return BashTool(shell=shell)
-
-
-@hookimpl
-def register_tools(ctx):
-    return [create_tool()]
+create_tool, register_tools = tool_plugin("pi_tool_bash.tool:BashTool")

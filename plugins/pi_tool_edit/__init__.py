@@ -4,16 +4,6 @@
 edit files somewhere else with the same matching rules.
 """
 
-from pi_host import hookimpl
+from pi_host.lib.toolkit.plugin import tool_plugin
 
-
-def create_tool(fs=None):
-    """An ``edit`` tool using ``fs`` (default: the local disk)."""
-    from pi_tool_edit.tool import EditTool
-
-    return EditTool(fs=fs)
-
-
-@hookimpl
-def register_tools(ctx):
-    return [create_tool()]
+create_tool, register_tools = tool_plugin("pi_tool_edit.tool:EditTool")

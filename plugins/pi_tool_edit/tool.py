@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pi_host.lib.toolkit import FileSystem, LocalFileSystem, file_mutation_lock, os_error_text, resolve_path
-from pi_host.loop.tools import OnUpdate, Tool, ToolContext, ToolError, ToolResult
+from pi_host.lib.toolkit import file_mutation_lock, os_error_text, resolve_path
+from pi_host.lib.toolkit.file_tool import FileTool
+from pi_host.loop.tools import OnUpdate, ToolContext, ToolError, ToolResult
 from pi_host.protocol.abort import AbortSignal
 from pi_tool_edit.diff import display_diff, first_changed_line, unified_patch
 from pi_tool_edit.matching import Edit, EditError, apply_edits, normalize_newlines
@@ -14,7 +15,7 @@ from pi_tool_edit.matching import Edit, EditError, apply_edits, normalize_newlin
 BOM = "\ufeff"
 
 
-class EditTool(Tool):
+class EditTool(FileTool):
     name = "edit"
     label = "Edit"
     description = (
@@ -54,9 +55,6 @@ class EditTool(Tool):
     ]
     constrained_sampling = {"type": "json_schema", "strict": "prefer"}
     default_active = True
-
-    def __init__(self, fs: FileSystem | None = None) -> None:
-        self.fs: FileSystem = fs or LocalFileSystem()
 
     def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
         """Accept ``edits`` as a JSON string or a single object, and the legacy top-level

@@ -4,16 +4,6 @@
 search a tree somewhere else with the same rules.
 """
 
-from pi_host import hookimpl
+from pi_host.lib.toolkit.plugin import tool_plugin
 
-
-def create_tool(fs=None):
-    """A ``find`` tool using ``fs`` (default: the local disk)."""
-    from pi_tool_find.tool import FindTool
-
-    return FindTool(fs=fs)
-
-
-@hookimpl
-def register_tools(ctx):
-    return [create_tool()]
+create_tool, register_tools = tool_plugin("pi_tool_find.tool:FindTool")

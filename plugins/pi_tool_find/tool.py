@@ -17,22 +17,21 @@ from typing import Any
 from pi_host.lib.toolkit import (
     DEFAULT_MAX_BYTES,
     IGNORE_FILES,
-    FileSystem,
     IgnoreStack,
-    LocalFileSystem,
     compile_glob,
     format_size,
     resolve_path,
     truncate_head,
     with_notices,
 )
-from pi_host.loop.tools import OnUpdate, Tool, ToolContext, ToolError, ToolResult
+from pi_host.lib.toolkit.file_tool import FileTool
+from pi_host.loop.tools import OnUpdate, ToolContext, ToolError, ToolResult
 from pi_host.protocol.abort import AbortSignal
 
 DEFAULT_LIMIT = 1000
 
 
-class FindTool(Tool):
+class FindTool(FileTool):
     name = "find"
     label = "Find"
     description = (
@@ -53,9 +52,6 @@ class FindTool(Tool):
     prompt_snippet = "Find files by glob pattern, respecting .gitignore"
     prompt_guidelines = []
     default_active = False
-
-    def __init__(self, fs: FileSystem | None = None) -> None:
-        self.fs: FileSystem = fs or LocalFileSystem()
 
     async def execute(
         self,

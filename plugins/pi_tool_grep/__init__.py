@@ -4,16 +4,6 @@
 ``pi_host.lib.toolkit.Searcher`` (and ``FileSystem``) to search somewhere else.
 """
 
-from pi_host import hookimpl
+from pi_host.lib.toolkit.plugin import tool_plugin
 
-
-def create_tool(fs=None, searcher=None):
-    """A ``grep`` tool (default: ripgrep on this machine)."""
-    from pi_tool_grep.tool import GrepTool
-
-    return GrepTool(fs=fs, searcher=searcher)
-
-
-@hookimpl
-def register_tools(ctx):
-    return [create_tool()]
+create_tool, register_tools = tool_plugin("pi_tool_grep.tool:GrepTool")

@@ -16,7 +16,6 @@ from typing import Any
 from pi_host.lib.toolkit import (
     DEFAULT_MAX_BYTES,
     FileSystem,
-    LocalFileSystem,
     LocalSearcher,
     Searcher,
     agent_dir,
@@ -26,13 +25,14 @@ from pi_host.lib.toolkit import (
     truncate_line,
     with_notices,
 )
-from pi_host.loop.tools import OnUpdate, Tool, ToolContext, ToolError, ToolResult
+from pi_host.lib.toolkit.file_tool import FileTool
+from pi_host.loop.tools import OnUpdate, ToolContext, ToolError, ToolResult
 from pi_host.protocol.abort import AbortSignal
 
 DEFAULT_LIMIT = 100
 
 
-class GrepTool(Tool):
+class GrepTool(FileTool):
     name = "grep"
     label = "Grep"
     description = (
@@ -67,7 +67,7 @@ class GrepTool(Tool):
     default_active = False
 
     def __init__(self, fs: FileSystem | None = None, searcher: Searcher | None = None) -> None:
-        self.fs: FileSystem = fs or LocalFileSystem()
+        super().__init__(fs)
         self.searcher = searcher
 
     async def execute(

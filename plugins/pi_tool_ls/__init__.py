@@ -4,16 +4,6 @@
 list directories somewhere else.
 """
 
-from pi_host import hookimpl
+from pi_host.lib.toolkit.plugin import tool_plugin
 
-
-def create_tool(fs=None):
-    """An ``ls`` tool using ``fs`` (default: the local disk)."""
-    from pi_tool_ls.tool import LsTool
-
-    return LsTool(fs=fs)
-
-
-@hookimpl
-def register_tools(ctx):
-    return [create_tool()]
+create_tool, register_tools = tool_plugin("pi_tool_ls.tool:LsTool")

@@ -7,21 +7,20 @@ from typing import Any
 
 from pi_host.lib.toolkit import (
     DEFAULT_MAX_BYTES,
-    FileSystem,
-    LocalFileSystem,
     format_size,
     os_error_text,
     resolve_path,
     truncate_head,
     with_notices,
 )
-from pi_host.loop.tools import OnUpdate, Tool, ToolContext, ToolError, ToolResult
+from pi_host.lib.toolkit.file_tool import FileTool
+from pi_host.loop.tools import OnUpdate, ToolContext, ToolError, ToolResult
 from pi_host.protocol.abort import AbortSignal
 
 DEFAULT_LIMIT = 500
 
 
-class LsTool(Tool):
+class LsTool(FileTool):
     name = "ls"
     label = "ls"
     description = (
@@ -39,9 +38,6 @@ class LsTool(Tool):
     prompt_snippet = "List directory contents"
     prompt_guidelines = []
     default_active = False
-
-    def __init__(self, fs: FileSystem | None = None) -> None:
-        self.fs: FileSystem = fs or LocalFileSystem()
 
     async def execute(
         self,

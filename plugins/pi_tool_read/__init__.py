@@ -4,16 +4,6 @@
 read files somewhere else (over SSH, in a container) with the same behaviour.
 """
 
-from pi_host import hookimpl
+from pi_host.lib.toolkit.plugin import tool_plugin
 
-
-def create_tool(fs=None):
-    """A ``read`` tool using ``fs`` (default: the local disk)."""
-    from pi_tool_read.tool import ReadTool
-
-    return ReadTool(fs=fs)
-
-
-@hookimpl
-def register_tools(ctx):
-    return [create_tool()]
+create_tool, register_tools = tool_plugin("pi_tool_read.tool:ReadTool")

@@ -14,7 +14,6 @@ from pi_host.lib.toolkit import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
     FileSystem,
-    LocalFileSystem,
     detect_image_mime,
     format_size,
     head_from_sizes,
@@ -24,14 +23,15 @@ from pi_host.lib.toolkit import (
     setting,
     with_notices,
 )
-from pi_host.loop.tools import OnUpdate, Tool, ToolContext, ToolError, ToolResult
+from pi_host.lib.toolkit.file_tool import FileTool
+from pi_host.loop.tools import OnUpdate, ToolContext, ToolError, ToolResult
 from pi_host.protocol import ImageContent, TextContent
 from pi_host.protocol.abort import AbortSignal
 
 BINARY_SNIFF_BYTES = 8192
 
 
-class ReadTool(Tool):
+class ReadTool(FileTool):
     name = "read"
     label = "Read"
     description = (
@@ -55,9 +55,6 @@ class ReadTool(Tool):
     prompt_guidelines = ["Read a file before editing it, so that edits quote its exact text."]
     constrained_sampling = {"type": "json_schema", "strict": "prefer"}
     default_active = True
-
-    def __init__(self, fs: FileSystem | None = None) -> None:
-        self.fs: FileSystem = fs or LocalFileSystem()
 
     async def execute(
         self,

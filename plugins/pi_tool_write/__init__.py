@@ -4,16 +4,6 @@
 write files somewhere else with the same behaviour.
 """
 
-from pi_host import hookimpl
+from pi_host.lib.toolkit.plugin import tool_plugin
 
-
-def create_tool(fs=None):
-    """A ``write`` tool using ``fs`` (default: the local disk)."""
-    from pi_tool_write.tool import WriteTool
-
-    return WriteTool(fs=fs)
-
-
-@hookimpl
-def register_tools(ctx):
-    return [create_tool()]
+create_tool, register_tools = tool_plugin("pi_tool_write.tool:WriteTool")

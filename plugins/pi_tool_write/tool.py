@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pi_host.lib.toolkit import FileSystem, LocalFileSystem, file_mutation_lock, os_error_text, resolve_path
-from pi_host.loop.tools import OnUpdate, Tool, ToolContext, ToolError, ToolResult
+from pi_host.lib.toolkit import file_mutation_lock, os_error_text, resolve_path
+from pi_host.lib.toolkit.file_tool import FileTool
+from pi_host.loop.tools import OnUpdate, ToolContext, ToolError, ToolResult
 from pi_host.protocol.abort import AbortSignal
 
 
-class WriteTool(Tool):
+class WriteTool(FileTool):
     name = "write"
     label = "Write"
     description = (
@@ -32,9 +33,6 @@ class WriteTool(Tool):
     prompt_guidelines = ["Use write only for new files or complete rewrites; use edit for changes."]
     constrained_sampling = {"type": "json_schema", "strict": "prefer"}
     default_active = True
-
-    def __init__(self, fs: FileSystem | None = None) -> None:
-        self.fs: FileSystem = fs or LocalFileSystem()
 
     async def execute(
         self,

@@ -12,7 +12,9 @@ Public API (stable; documented in ``docs/tools.md``):
   :class:`LocalShell`, :class:`LocalSearcher`;
 * images — :func:`detect_image_mime`, :func:`prepare_image`;
 * ignore rules and globs — :class:`IgnoreStack`, :func:`compile_glob`;
-* :func:`text_result` — a ``ToolResult`` with one text block.
+* :func:`text_result` — a ``ToolResult`` with one text block;
+* plugin packaging — :func:`tool_plugin` (a one-tool plugin's ``__init__`` in one line) and
+  :class:`FileTool` (the base of tools over a ``FileSystem``).
 
 Names are imported lazily so that importing this package costs nothing until used.
 """
@@ -64,6 +66,8 @@ _EXPORTS = {
     "setting": "results",
     "os_error_text": "results",
     "agent_dir": "results",
+    "tool_plugin": "plugin",
+    "FileTool": "file_tool",
 }
 
 __all__ = sorted(_EXPORTS)

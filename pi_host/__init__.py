@@ -1,12 +1,16 @@
 """pi-host: a plugin-first Python agent harness compatible with pi.
 
 The public API is imported lazily so that ``pi --version`` and plugin modules that only need
-``hookimpl`` stay cheap. Plugins use only names exported here and the documented submodules:
-``pi_host.protocol`` (messages, events), ``pi_host.loop.tools`` and ``pi_host.lib.toolkit`` (tool authors),
-``pi_host.plugins.registrations`` (what register hooks return), ``pi_host.protocol.abort``, ``pi_host.lib.llm`` (provider
-authors), ``pi_host.lib.sessions.store`` and ``pi_host.lib.sessions.tree`` (session stores),
-``pi_host.lib.compaction`` (compaction strategies), ``pi_host.lib.resources``, ``pi_host.lib.frontmatter``,
-``pi_host.lib.lazy`` and ``pi_host.config.settings`` (context sources).
+``hookimpl`` stay cheap. Plugins use the names exported here and the documented modules:
+``pi_host.protocol`` (messages, stream events, ``abort``), ``pi_host.loop.events`` (session
+events), ``pi_host.plugins.registrations`` and ``pi_host.plugins.hookspecs`` (the plugin
+contract), and the libraries in ``pi_host.lib``: ``llm`` (provider authors), ``toolkit`` (tool
+authors), ``sessions`` (session stores), ``compaction`` (strategies), ``resources``,
+``frontmatter`` and ``lazy`` (context sources), ``wire`` (modes). ``pi_host.config`` reads the
+files pi shares (settings, trust, credentials, models.json).
+
+The flat module paths of pi-host 0.1 (``pi_host.tools``, ``pi_host.llm.http``...) still import,
+as the same modules: see :mod:`pi_host._aliases`.
 """
 
 from __future__ import annotations

@@ -20,11 +20,23 @@ async def _summarize_branch(preparation, ctx):
 
 
 async def _compact_command(args, ctx):
-    result = await ctx.session.compact(args.strip() or None)
-    if ctx.mode == "print":
-        import sys
+    import sys
 
-        sys.stderr.write(f"Compacted: {result['tokensBefore']} -> {result['estimatedTokensAfter']} tokens\n")
+    from pi_host.lib.compaction import CompactionError
+
+    try:
+        result = await ctx.compact(args.strip() or None)
+    except CompactionError as exc:  # nothing to compact, a failed summary: an outcome, not a plugin failure
+        if ctx.mode == "print":
+            sys.stderr.write(f"pi: {exc}\n")
+        return
+    if ctx.mode == "print":
+        if result is None:
+            sys.stderr.write("pi: Compaction cancelled\n")
+        else:
+            sys.stderr.write(
+                f"Compacted: {result['tokensBefore']} -> {result['estimatedTokensAfter']} tokens\n"
+            )
 
 
 @hookimpl

@@ -310,6 +310,9 @@ def test_a_documented_cancel_is_not_a_failure(isolated_environment, tmp_path):
     out = pi(*args, "-e", str(command), "-e", str(canceller), "one", "two", "/compact-now")
     assert out.returncode == 0, out.stderr
     assert "failed" not in out.stderr
+    out = pi(*args, "-e", str(canceller), "one", "two", "/compact")  # the built-in command
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.strip() == "pi: Compaction cancelled"
 
 
 def test_a_raising_compaction_handler_is_named(isolated_environment, tmp_path):

@@ -27,7 +27,10 @@ LAYERS = [
 FACADE = {"pi_host", "pi_host._aliases", "pi_host._version"}
 """The package root lazily re-exports the public API; internal modules import real modules."""
 KERNEL = ("protocol", "loop", "plugins", "session")
-KERNEL_LINE_BUDGET = 4000
+KERNEL_CODE_BUDGET = 4000
+"""Lines of code (no blanks, comments or docstrings) of the kernel: the aim of docs/architecture.md."""
+KERNEL_LINE_CEILING = 5200
+"""All lines, docstrings included: a ceiling so the kernel does not grow unnoticed."""
 FILE_LINE_BUDGET = 600
 
 
@@ -146,14 +149,34 @@ def line_count(path: Path) -> int:
     return len(path.read_text(encoding="utf-8").splitlines())
 
 
+def code_line_count(path: Path) -> int:
+    source = path.read_text(encoding="utf-8")
+    docstrings: set[int] = set()
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            docstrings.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return sum(
+        1
+        for number, line in enumerate(source.splitlines(), 1)
+        if line.strip() and not line.strip().startswith("#") and number not in docstrings
+    )
+
+
 def test_kernel_reads_in_one_sitting():
-    counts = {name: 0 for name in KERNEL}
+    lines = {name: 0 for name in KERNEL}
+    code = {name: 0 for name in KERNEL}
     for module, path in MODULES.items():
         layer = layer_of(module)
         if layer is not None and LAYERS[layer][0] in KERNEL:
-            counts[LAYERS[layer][0]] += line_count(path)
-    print("kernel lines:", counts, "total", sum(counts.values()))
-    assert sum(counts.values()) <= KERNEL_LINE_BUDGET, counts
+            lines[LAYERS[layer][0]] += line_count(path)
+            code[LAYERS[layer][0]] += code_line_count(path)
+    print("kernel lines:", lines, "total", sum(lines.values()), "| code:", code, "total", sum(code.values()))
+    assert sum(code.values()) <= KERNEL_CODE_BUDGET, code
+    assert sum(lines.values()) <= KERNEL_LINE_CEILING, lines
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))

@@ -15,8 +15,6 @@ as the same modules: see :mod:`pi_host._aliases`.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pi_host import _aliases
 from pi_host._version import __version__
 
@@ -52,7 +50,7 @@ _EXPORTS = {
 __all__ = ["__version__", *_EXPORTS]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:  # no typing import: `pi --version` stays cheap
     module_name = _EXPORTS.get(name)
     if module_name is None:
         raise AttributeError(f"module 'pi_host' has no attribute {name!r}")

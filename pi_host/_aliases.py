@@ -8,10 +8,10 @@ through untouched after one string check.
 
 from __future__ import annotations
 
-import importlib
-import importlib.machinery
 import sys
-from typing import Any
+
+# The spec class without importing importlib (this module loads for `pi --version` too).
+ModuleSpec = type(__spec__)
 
 MOVED: dict[str, str] = {
     "pi_host.abort": "pi_host.protocol.abort",
@@ -63,17 +63,19 @@ def current_name(name: str) -> str | None:
 class _AliasLoader:
     """Finder and loader at once (duck-typed: importlib.abc costs start-up time)."""
 
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
         if not fullname.startswith("pi_host.") or current_name(fullname) is None:
             return None
-        return importlib.machinery.ModuleSpec(fullname, self)
+        return ModuleSpec(fullname, self)
 
-    def create_module(self, spec: Any) -> Any:
+    def create_module(self, spec: ModuleSpec) -> object:
+        import importlib
+
         module = importlib.import_module(current_name(spec.name) or spec.name)
         spec.loader_state = module.__spec__
         return module
 
-    def exec_module(self, module: Any) -> None:
+    def exec_module(self, module: object) -> None:
         # The import system has just stamped the alias spec on the real module: put its own back.
         module.__spec__ = module.__spec__.loader_state
 

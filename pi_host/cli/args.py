@@ -9,7 +9,6 @@ after options (``pi -a plugins``), plugin flags are taken out (:func:`extract_pl
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from pi_host.plugins.registrations import CliFlag
@@ -25,45 +24,15 @@ class UsageError(Exception):
     """A command line pi-host refuses; ``str()`` is the line to print."""
 
 
-@dataclass
 class Prescan:
-    extensions: list[str] = field(default_factory=list)
-    approve: bool | None = None
-    strict: bool = False
-    no_extensions: bool = False
-    help: bool = False
+    """What :func:`prescan` found."""
 
-
-@dataclass
-class RunArgs:
-    provider: str | None = None
-    model: str | None = None
-    api_key: str | None = None
-    thinking: str | None = None
-    models: str | None = None
-    list_models: bool = False
-    print_mode: bool = False
-    mode: str | None = None
-    continue_recent: bool = False
-    resume: bool = False
-    session: str | None = None
-    session_id: str | None = None
-    fork: str | None = None
-    session_dir: str | None = None
-    no_session: bool = False
-    name: str | None = None
-    tools: str | None = None
-    exclude_tools: str | None = None
-    no_builtin_tools: bool = False
-    no_tools: bool = False
-    extensions: list[str] = field(default_factory=list)
-    no_extensions: bool = False
-    approve: bool = False
-    no_approve: bool = False
-    strict_plugins: bool = False
-    offline: bool = False
-    verbose: bool = False
-    messages: list[str] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.extensions: list[str] = []
+        self.approve: bool | None = None
+        self.strict = False
+        self.no_extensions = False
+        self.help = False
 
 
 def prescan(argv: list[str]) -> Prescan:
@@ -148,10 +117,11 @@ def extract_plugin_flags(argv: list[str], flags: list[CliFlag]) -> tuple[list[st
     return rest, values
 
 
-def parse(argv: list[str], plugin_flags: list[CliFlag]) -> RunArgs | int:
-    """The host's options and the messages; an ``int`` is the exit code of ``--help``.
-    Raises :class:`UsageError` for an unknown option or a bad value."""
-    from pi_host.cli.options import build_app
+def parse(argv: list[str], plugin_flags: list[CliFlag]) -> Any:
+    """The host's options and the messages (a :class:`pi_host.cli.options.RunArgs`); an ``int``
+    is the exit code of ``--help``. Raises :class:`UsageError` for an unknown option or a bad
+    value."""
+    from pi_host.cli.options import RunArgs, build_app
 
     result = RunArgs()
     try:

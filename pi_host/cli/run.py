@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
 from typing import Any
 
-from pi_host.cli.args import RunArgs, UsageError, extract_plugin_flags, first_positional, parse, prescan
+from pi_host.cli.args import UsageError, extract_plugin_flags, first_positional, parse, prescan
 from pi_host.plugins.dispatch import PluginError, PluginHost
 from pi_host.plugins.registrations import CliFlag, Mode, Subcommand
 from pi_host.plugins.selection import LoadedPlugins, PluginRequest, load_plugins
@@ -23,19 +22,34 @@ PI_SUBCOMMANDS = ("install", "remove", "uninstall", "update", "list", "config", 
 """pi's subcommands that pi-host does not have yet: they say so instead of becoming a prompt."""
 
 
-@dataclass
 class RunRequest:
-    """What a mode plugin receives: the open session and the prompts to run."""
+    """What a mode plugin receives: the open session and the prompts to run (a plain class:
+    dataclasses cost start-up time)."""
 
-    session: Any
-    prompts: list[str]
-    images: list[Any]
-    args: RunArgs
-    host: Any
-    stdout: Any = field(default_factory=lambda: sys.stdout)
-    stderr: Any = field(default_factory=lambda: sys.stderr)
-    load_errors: list[dict[str, Any]] = field(default_factory=list)
-    header: dict[str, Any] | None = None
+    def __init__(
+        self,
+        session: Any,
+        prompts: list[str],
+        images: list[Any],
+        args: Any,
+        host: Any,
+        stdout: Any = None,
+        stderr: Any = None,
+        load_errors: list[dict[str, Any]] | None = None,
+        header: dict[str, Any] | None = None,
+    ) -> None:
+        self.session = session
+        self.prompts = prompts
+        self.images = images
+        self.args = args
+        """The parsed options: a :class:`pi_host.cli.options.RunArgs`."""
+        self.host = host
+        self.stdout = stdout if stdout is not None else sys.stdout
+        self.stderr = stderr if stderr is not None else sys.stderr
+        self.load_errors = load_errors if load_errors is not None else []
+        """Plugin failures reported before the mode started (JSON mode prints them first)."""
+        self.header = header
+        """The session file's header, when the store has one."""
 
 
 def _stderr(line: str) -> None:
@@ -108,7 +122,7 @@ def _command(argv: list[str], loaded: LoadedPlugins, load_errors: list[dict[str,
     return asyncio.run(_run(args, mode, loaded, flag_values, load_errors))
 
 
-def _choose_mode(args: RunArgs, host: PluginHost) -> Mode:
+def _choose_mode(args: Any, host: PluginHost) -> Mode:
     """``--mode <name>`` (any registered mode or alias), ``-p`` (print), else the interactive
     mode on a terminal and print mode when a stream is redirected."""
     modes: dict[str, Mode] = {}
@@ -135,7 +149,7 @@ def _choose_mode(args: RunArgs, host: PluginHost) -> Mode:
 
 
 async def _run(
-    args: RunArgs,
+    args: Any,
     mode: Mode,
     loaded: LoadedPlugins,
     flag_values: dict[str, Any],
@@ -255,7 +269,7 @@ def _settings_session_dir(settings: dict[str, Any], cwd: str) -> str | None:
     return os.path.join(cwd, os.path.expanduser(value))
 
 
-def _apply_tool_flags(session: Any, args: RunArgs) -> None:
+def _apply_tool_flags(session: Any, args: Any) -> None:
     active = dict(session.active_tools)
     if args.tools is not None:
         names = [t.strip() for t in args.tools.split(",") if t.strip()]
@@ -282,7 +296,7 @@ def _apply_tool_flags(session: Any, args: RunArgs) -> None:
 
 
 def _compose_prompts(
-    args: RunArgs, cwd: str, mode: str, settings: dict[str, Any]
+    args: Any, cwd: str, mode: str, settings: dict[str, Any]
 ) -> tuple[list[str] | None, list[Any]]:
     from pi_host.cli import input as cli_input
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -82,6 +81,8 @@ def write_json_atomic(path: str, data: Any, mode: int | None = None) -> None:
     if mode is None:
         with contextlib.suppress(OSError):
             mode = os.stat(path).st_mode & 0o777
+    import tempfile  # only writers pay for it
+
     fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -12,7 +12,6 @@ selects a thinking level when it names one (ids such as ``qwen3:8b`` keep their 
 
 from __future__ import annotations
 
-import copy
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -23,6 +22,12 @@ from pi_host.config import paths
 from pi_host.config.json_files import read_json_object
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+
+
+def _deepcopy(value: Any) -> Any:
+    import copy  # the catalog is built only for runs, not for `pi plugins` or `--help`
+
+    return copy.deepcopy(value)
 
 
 @dataclass
@@ -136,7 +141,7 @@ class ModelRegistry:
         for info in self._builtin:
             self.providers[info.id] = info
             for raw in info.models:
-                data = {"api": info.api, "provider": info.id, "baseUrl": info.base_url, **copy.deepcopy(raw)}
+                data = {"api": info.api, "provider": info.id, "baseUrl": info.base_url, **_deepcopy(raw)}
                 if info.headers and "headers" not in raw:
                     data["headers"] = dict(info.headers)
                 if info.compat:
@@ -213,7 +218,7 @@ class ModelRegistry:
                 )
                 continue
             data = {"provider": provider_id, **{k: v for k, v in provider_level.items() if k != "compat"}}
-            data.update({k: copy.deepcopy(v) for k, v in model.items()})
+            data.update({k: _deepcopy(v) for k, v in model.items()})
             data["provider"] = provider_id
             compat = {**(spec.get("compat") or {}), **(model.get("compat") or {})}
             if compat:

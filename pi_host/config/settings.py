@@ -224,18 +224,6 @@ def _read_valid(path: str, problems: list[str]) -> dict[str, Any]:
     return data
 
 
-def disabled_plugins(path: str) -> tuple[list[str], str | None]:
-    """The ``disabledPlugins`` names of one settings file, read without the schema (plugin
-    loading needs only this, and must stay cheap), and a problem line when the value is unusable."""
-    data, error = read_json_object(path)
-    value = data.get("disabledPlugins")
-    if value is None:
-        return [], error
-    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
-        return [], f"{path}: disabledPlugins: expected a list of plugin names; ignored"
-    return list(value), error
-
-
 def project_session_dir(cwd: str) -> str | None:
     """The project file's ``sessionDir``, read even in an untrusted project (pi looks it up before
     trust is decided). ``~`` is expanded and a relative path is taken from ``cwd``."""

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from pi_host.config import paths
@@ -39,17 +38,26 @@ PROTECTED_PI_ENTRIES = (
 )
 
 
-@dataclass
 class TrustDecision:
-    trusted: bool
-    reason: str
-    """Why: ``--approve``, ``--no-approve``, ``extension``, ``saved``, ``defaultProjectTrust=...``,
-    ``no project resources``."""
-    skipped: list[str] = field(default_factory=list)
-    """Protected resources that will not be loaded (paths relative to cwd where possible)."""
-    ask: bool = False
-    """True when the interactive mode should ask the user (then save the answer with
-    :func:`save_trust_decision` if they want it remembered)."""
+    """Whether a project is trusted and why (a plain class: it loads on every start-up)."""
+
+    __slots__ = ("trusted", "reason", "skipped", "ask")
+
+    def __init__(
+        self, trusted: bool, reason: str, skipped: list[str] | None = None, ask: bool = False
+    ) -> None:
+        self.trusted = trusted
+        self.reason = reason
+        """Why: ``--approve``, ``--no-approve``, ``extension``, ``saved``, ``defaultProjectTrust=...``,
+        ``no project resources``."""
+        self.skipped = skipped or []
+        """Protected resources that will not be loaded (paths relative to cwd where possible)."""
+        self.ask = ask
+        """True when the mode should ask the user (then save the answer with
+        :func:`save_trust_decision` if they want it remembered)."""
+
+    def __repr__(self) -> str:
+        return f"TrustDecision(trusted={self.trusted}, reason={self.reason!r}, skipped={self.skipped})"
 
     def message(self) -> str | None:
         """One stderr line naming what was skipped, or None when nothing was."""

@@ -10,135 +10,119 @@ partial message as ``message``; its wire form drops it and sends ``usage`` inste
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 Message = Any
 """A protocol message model (``pi_host.protocol``); any role unless the event says assistant."""
 
 
-class AgentStart(TypedDict):
-    type: Literal["agent_start"]
+if TYPE_CHECKING:  # the event types, for type checkers and readers (free at run time)
 
+    class AgentStart(TypedDict):
+        type: Literal["agent_start"]
 
-class AgentEnd(TypedDict):
-    type: Literal["agent_end"]
-    messages: list[Message]
-    willRetry: NotRequired[bool]
+    class AgentEnd(TypedDict):
+        type: Literal["agent_end"]
+        messages: list[Message]
+        willRetry: NotRequired[bool]
 
+    class AgentSettled(TypedDict):
+        type: Literal["agent_settled"]
+        aborted: bool
 
-class AgentSettled(TypedDict):
-    type: Literal["agent_settled"]
-    aborted: bool
+    class TurnStart(TypedDict):
+        type: Literal["turn_start"]
 
+    class TurnEnd(TypedDict):
+        type: Literal["turn_end"]
+        message: Message
+        toolResults: list[Message]
 
-class TurnStart(TypedDict):
-    type: Literal["turn_start"]
+    class MessageStart(TypedDict):
+        type: Literal["message_start"]
+        message: Message
 
+    class MessageUpdate(TypedDict):
+        type: Literal["message_update"]
+        message: Message
+        assistantMessageEvent: Any
 
-class TurnEnd(TypedDict):
-    type: Literal["turn_end"]
-    message: Message
-    toolResults: list[Message]
+    class MessageEnd(TypedDict):
+        type: Literal["message_end"]
+        message: Message
 
+    class ToolExecutionStart(TypedDict):
+        type: Literal["tool_execution_start"]
+        toolCallId: str
+        toolName: str
+        args: Any
 
-class MessageStart(TypedDict):
-    type: Literal["message_start"]
-    message: Message
+    class ToolExecutionUpdate(TypedDict):
+        type: Literal["tool_execution_update"]
+        toolCallId: str
+        toolName: str
+        args: Any
+        partialResult: Any
 
+    class ToolExecutionEnd(TypedDict):
+        type: Literal["tool_execution_end"]
+        toolCallId: str
+        toolName: str
+        result: dict[str, Any]
+        """``{content, details?, structuredContent?}``."""
+        isError: bool
+        durationMs: NotRequired[int]
 
-class MessageUpdate(TypedDict):
-    type: Literal["message_update"]
-    message: Message
-    assistantMessageEvent: Any
+    class QueueUpdate(TypedDict):
+        type: Literal["queue_update"]
+        steering: list[str]
+        followUp: list[str]
 
+    class CompactionStart(TypedDict):
+        type: Literal["compaction_start"]
+        reason: str
+        """``manual``, ``threshold`` or ``overflow``."""
 
-class MessageEnd(TypedDict):
-    type: Literal["message_end"]
-    message: Message
+    class CompactionEnd(TypedDict):
+        type: Literal["compaction_end"]
+        reason: str
+        aborted: bool
+        willRetry: bool
+        result: NotRequired[dict[str, Any]]
+        errorMessage: NotRequired[str]
 
+    class AutoRetryStart(TypedDict):
+        type: Literal["auto_retry_start"]
+        attempt: int
+        maxAttempts: int
+        delayMs: int
+        errorMessage: str
 
-class ToolExecutionStart(TypedDict):
-    type: Literal["tool_execution_start"]
-    toolCallId: str
-    toolName: str
-    args: Any
+    class AutoRetryEnd(TypedDict):
+        type: Literal["auto_retry_end"]
+        success: bool
+        attempt: int
+        finalError: NotRequired[str]
 
+    class SummarizationRetry(TypedDict, total=False):
+        """``summarization_retry_attempt_start`` / ``_scheduled`` / ``_finished``, with pi's other
+        fields (``attempt``, ``maxAttempts``, ``delayMs``, ``errorMessage``, ``success``...)."""
 
-class ToolExecutionUpdate(TypedDict):
-    type: Literal["tool_execution_update"]
-    toolCallId: str
-    toolName: str
-    args: Any
-    partialResult: Any
+        type: str
+        source: str
 
+    class SessionInfoChanged(TypedDict):
+        type: Literal["session_info_changed"]
+        name: NotRequired[str]
 
-class ToolExecutionEnd(TypedDict):
-    type: Literal["tool_execution_end"]
-    toolCallId: str
-    toolName: str
-    result: dict[str, Any]
-    """``{content, details?, structuredContent?}``."""
-    isError: bool
-    durationMs: NotRequired[int]
+    class ExtensionError(TypedDict):
+        """Not a session event: a plugin failure as JSON/RPC modes print it."""
 
-
-class QueueUpdate(TypedDict):
-    type: Literal["queue_update"]
-    steering: list[str]
-    followUp: list[str]
-
-
-class CompactionStart(TypedDict):
-    type: Literal["compaction_start"]
-    reason: str
-    """``manual``, ``threshold`` or ``overflow``."""
-
-
-class CompactionEnd(TypedDict):
-    type: Literal["compaction_end"]
-    reason: str
-    aborted: bool
-    willRetry: bool
-    result: NotRequired[dict[str, Any]]
-    errorMessage: NotRequired[str]
-
-
-class AutoRetryStart(TypedDict):
-    type: Literal["auto_retry_start"]
-    attempt: int
-    maxAttempts: int
-    delayMs: int
-    errorMessage: str
-
-
-class AutoRetryEnd(TypedDict):
-    type: Literal["auto_retry_end"]
-    success: bool
-    attempt: int
-    finalError: NotRequired[str]
-
-
-class SummarizationRetry(TypedDict, total=False):
-    """``summarization_retry_attempt_start`` / ``_scheduled`` / ``_finished``, with pi's other
-    fields (``attempt``, ``maxAttempts``, ``delayMs``, ``errorMessage``, ``success``...)."""
-
-    type: str
-    source: str
-
-
-class SessionInfoChanged(TypedDict):
-    type: Literal["session_info_changed"]
-    name: NotRequired[str]
-
-
-class ExtensionError(TypedDict):
-    """Not a session event: a plugin failure as JSON/RPC modes print it."""
-
-    type: Literal["extension_error"]
-    extensionPath: str
-    plugin: str
-    event: str
-    error: str
+        type: Literal["extension_error"]
+        extensionPath: str
+        plugin: str
+        event: str
+        error: str
 
 
 def _compact(event: dict[str, Any]) -> Any:
@@ -255,23 +239,24 @@ def extension_error(failure: dict[str, Any]) -> ExtensionError:
     return {"type": "extension_error", **{key: failure[key] for key in keys}}  # type: ignore[typeddict-item]
 
 
-SessionEvent = (
-    AgentStart
-    | AgentEnd
-    | AgentSettled
-    | TurnStart
-    | TurnEnd
-    | MessageStart
-    | MessageUpdate
-    | MessageEnd
-    | ToolExecutionStart
-    | ToolExecutionUpdate
-    | ToolExecutionEnd
-    | QueueUpdate
-    | CompactionStart
-    | CompactionEnd
-    | AutoRetryStart
-    | AutoRetryEnd
-    | SummarizationRetry
-    | SessionInfoChanged
-)
+if TYPE_CHECKING:
+    SessionEvent = (
+        AgentStart
+        | AgentEnd
+        | AgentSettled
+        | TurnStart
+        | TurnEnd
+        | MessageStart
+        | MessageUpdate
+        | MessageEnd
+        | ToolExecutionStart
+        | ToolExecutionUpdate
+        | ToolExecutionEnd
+        | QueueUpdate
+        | CompactionStart
+        | CompactionEnd
+        | AutoRetryStart
+        | AutoRetryEnd
+        | SummarizationRetry
+        | SessionInfoChanged
+    )

@@ -12,7 +12,6 @@ pluggy keeps the registry and checks signatures; this module adds what pi's cont
 
 from __future__ import annotations
 
-import difflib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from pi_host.plugins.rules import IGNORED, BadReturn, Corrected, Rule, rule_of
 
 PROJECT_NAME = "pi_host"
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+_IMPL_ATTRIBUTE = PROJECT_NAME + "_impl"
 
 SOURCE_ORDER = ("builtin", "installed", "global", "project", "cli", "sdk")
 """Load order of plugin sources; a source not listed (tests, benches) loads after these."""
@@ -73,6 +73,7 @@ class PluginHost:
         self.records: list[PluginRecord] = []
         self._rank: dict[str, tuple[int, int]] = {}
         self._chains: dict[str, Chain] = {}
+        self._events: dict[str, tuple[Chain, Rule]] = {}
         self._listeners: list[Callable[[Failure], None]] = []
         self._failures: dict[tuple[str, str, str], int] = {}
 
@@ -97,6 +98,7 @@ class PluginHost:
         self._rank[record.name] = (source, len(self.records))
         self.records.append(record)
         self._chains.clear()
+        self._events.clear()
         return True
 
     def _check(self, plugin: Any, record: PluginRecord) -> list[str]:
@@ -109,8 +111,10 @@ class PluginHost:
             return [f"the same module is already registered as {self.pm.get_name(plugin)!r}"]
         problems = []
         for attribute in dir(plugin):
-            options = self.pm.parse_hookimpl_opts(plugin, attribute)
-            if options is None:
+            # the marker's own attribute, read directly: pluggy's parse_hookimpl_opts is slow and
+            # pm.register below scans the plugin again anyway
+            options = getattr(getattr(plugin, attribute, None), _IMPL_ATTRIBUTE, None)
+            if not isinstance(options, dict):
                 continue
             if options.get("hookwrapper") or options.get("wrapper"):
                 problems.append(
@@ -118,6 +122,8 @@ class PluginHost:
                     "(a handler receives the event and returns)"
                 )
             elif attribute not in _SPECS and not options.get("optionalhook"):
+                import difflib
+
                 near = difflib.get_close_matches(attribute, _SPECS, n=1)
                 hint = f" (did you mean {near[0]!r}?)" if near else ""
                 problems.append(f"unknown hook {attribute!r}{hint}")
@@ -128,6 +134,7 @@ class PluginHost:
         if plugin is not None:
             self.pm.unregister(plugin)
             self._chains.clear()
+            self._events.clear()
 
     def plugin_names(self) -> list[str]:
         return [r.name for r in self.records if r.error is None and not r.disabled]
@@ -216,13 +223,16 @@ class PluginHost:
         Returns the stop value that ended the chain, else the rule's combination of the accepted
         returns (by default the last one), else None.
         """
-        chain = self._chains.get("on_" + event_name)
-        if chain is None:
-            chain = self._chain("on_" + event_name)
+        found = self._events.get(event_name)
+        if found is None:  # cached per event name: this sits on the per-delta path
+            found = self._events[event_name] = (
+                self._chain("on_" + event_name),
+                _RULES.get(event_name, IGNORED),
+            )
+        chain, rule = found
         if not chain:
             return None
-        rule = _RULES.get(event_name, IGNORED)
-        accepted: list[Any] = []
+        accepted: list[Any] | None = None
         for plugin, function, argnames in chain:
             try:
                 if len(argnames) == 2:
@@ -255,9 +265,11 @@ class PluginHost:
                 return result
             if rule.fold is not None:
                 rule.fold(event, result)
+            if accepted is None:
+                accepted = []
             accepted.append(result)
         if rule.combine is not None:
-            return rule.combine(accepted)
+            return rule.combine(accepted or [])
         return accepted[-1] if accepted else None
 
 

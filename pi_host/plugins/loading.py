@@ -48,13 +48,11 @@ class EntryPointInfo:
         return normalise(self.dist) == HOST_DISTRIBUTION
 
 
-@dataclass
 class Candidate:
-    """A plugin that could load: its record and how to import it."""
+    """A plugin that could load: its record, how to import it, its distribution (entry points)."""
 
-    record: PluginRecord
-    load: Callable[[], Any]
-    dist: str = ""
+    def __init__(self, record: PluginRecord, load: Callable[[], Any], dist: str = "") -> None:
+        self.record, self.load, self.dist = record, load, dist
 
 
 def _fingerprint() -> list[Any]:

@@ -17,7 +17,6 @@ A rule with none of these (:data:`IGNORED`) drops every return.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 
@@ -34,20 +33,32 @@ class Corrected(BadReturn):
         self.value = value
 
 
-@dataclass(frozen=True)
 class Rule:
-    summary: str
-    """One line for the docs and ``pi plugins``: how returns combine."""
-    check: Callable[[dict[str, Any], Any], Any] | None = None
-    stop: Callable[[Any], bool] | None = None
-    fold: Callable[[dict[str, Any], Any], None] | None = None
-    combine: Callable[[list[Any]], Any] | None = None
-    raise_blocks: bool = False
-    """A raising handler ends the chain as ``{"block": True, "reason": <error>}`` (``tool_call``)."""
+    """How one event's returns combine (a plain class: dataclasses cost start-up time)."""
 
-    @property
-    def ignored(self) -> bool:
-        return self.check is None and self.stop is None and self.fold is None and self.combine is None
+    __slots__ = ("summary", "check", "stop", "fold", "combine", "raise_blocks", "ignored")
+
+    def __init__(
+        self,
+        summary: str,
+        check: Callable[[dict[str, Any], Any], Any] | None = None,
+        stop: Callable[[Any], bool] | None = None,
+        fold: Callable[[dict[str, Any], Any], None] | None = None,
+        combine: Callable[[list[Any]], Any] | None = None,
+        raise_blocks: bool = False,
+    ) -> None:
+        self.summary = summary
+        """One line for the docs and ``pi plugins``: how returns combine."""
+        self.check = check
+        self.stop = stop
+        self.fold = fold
+        self.combine = combine
+        self.raise_blocks = raise_blocks
+        """A raising handler ends the chain as ``{"block": True, "reason": <error>}`` (``tool_call``)."""
+        self.ignored = check is None and stop is None and fold is None and combine is None
+
+    def __repr__(self) -> str:
+        return f"Rule({self.summary!r})"
 
 
 IGNORED = Rule("return ignored")

@@ -17,53 +17,73 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from pi_host.config import paths
-from pi_host.config.settings import disabled_plugins
+from pi_host.config.json_files import read_json_object
 from pi_host.config.trust import TrustDecision, decide_trust, save_trust_decision
 from pi_host.plugins.dispatch import PluginHost, PluginRecord
 from pi_host.plugins.loading import Candidate, find_plugins, is_named, load, normalise
 
 
-@dataclass
 class PluginRequest:
-    """What a command knows when it loads plugins."""
+    """What a command knows when it loads plugins (a plain class: it loads on every start-up)."""
 
-    cwd: str
-    approve: bool | None = None
-    """``-a`` (True) / ``-na`` (False) / neither."""
-    extension_paths: tuple[str, ...] = ()
-    """``-e`` paths."""
-    builtins_only: bool | None = None
-    """``-ne``; None: ``PI_HOST_NO_PLUGINS``."""
-    strict: bool = False
-    mode: str = "print"
-    can_ask: bool = False
-    """The chosen mode can ask the user whether to trust the project."""
-    extra_plugins: Sequence[Any] = ()
-    """Plugin objects of an SDK caller, registered last."""
-    discover_files: bool = True
-    """False: no ``extensions`` directories (SDK callers that want only their own plugins)."""
-    on_error: Callable[[dict[str, Any]], None] | None = None
+    def __init__(
+        self,
+        cwd: str,
+        approve: bool | None = None,
+        extension_paths: tuple[str, ...] = (),
+        builtins_only: bool | None = None,
+        strict: bool = False,
+        mode: str = "print",
+        can_ask: bool = False,
+        extra_plugins: Sequence[Any] = (),
+        discover_files: bool = True,
+        on_error: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.cwd = cwd
+        self.approve = approve
+        """``-a`` (True) / ``-na`` (False) / neither."""
+        self.extension_paths = tuple(extension_paths)
+        """``-e`` paths."""
+        self.builtins_only = builtins_only
+        """``-ne``; None: ``PI_HOST_NO_PLUGINS``."""
+        self.strict = strict
+        self.mode = mode
+        self.can_ask = can_ask
+        """The chosen mode can ask the user whether to trust the project."""
+        self.extra_plugins = tuple(extra_plugins)
+        """Plugin objects of an SDK caller, registered last."""
+        self.discover_files = discover_files
+        """False: no ``extensions`` directories (SDK callers that want only their own plugins)."""
+        self.on_error = on_error
 
 
-@dataclass
 class TrustContext:
     """``ctx`` of ``on_project_trust`` handlers: the session does not exist yet."""
 
-    cwd: str
-    mode: str
-    has_ui: bool = False
+    def __init__(self, cwd: str, mode: str, has_ui: bool = False) -> None:
+        self.cwd, self.mode, self.has_ui = cwd, mode, has_ui
 
 
-@dataclass
 class LoadedPlugins:
-    host: PluginHost
-    trust: TrustDecision
-    problems: list[str] = field(default_factory=list)
-    """Settings problems found on the way, one line each."""
+    """The loaded host, the trust decision, and settings problems found on the way (one line each)."""
+
+    def __init__(self, host: PluginHost, trust: TrustDecision, problems: list[str]) -> None:
+        self.host, self.trust, self.problems = host, trust, problems
+
+
+def disabled_plugins(path: str) -> tuple[list[str], str | None]:
+    """The ``disabledPlugins`` names of one settings file, read without the schema (plugin
+    loading needs only this, and must stay cheap), and a problem line when the value is unusable."""
+    data, error = read_json_object(path)
+    value = data.get("disabledPlugins")
+    if value is None:
+        return [], error
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        return [], f"{path}: disabledPlugins: expected a list of plugin names; ignored"
+    return list(value), error
 
 
 def disabled_from_env() -> list[str]:

@@ -6,6 +6,7 @@ import sys
 from typing import Any
 
 from pi_host.lib.wire import encode_line
+from pi_host.loop import events
 
 
 async def run_json(request: Any) -> int:
@@ -29,8 +30,8 @@ async def run_json(request: Any) -> int:
     if request.header is not None:
         write(request.header)
     for error in request.load_errors:
-        write({"type": "extension_error", **error})
-    session.host.on_error(lambda payload: write({"type": "extension_error", **payload}))
+        write(events.extension_error(error))
+    session.host.on_error(lambda failure: write(events.extension_error(failure)))
     session.subscribe(write)
     for index, prompt in enumerate(request.prompts):
         try:

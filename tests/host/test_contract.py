@@ -673,3 +673,24 @@ def test_a_third_party_mode_is_selectable_by_name(tmp_path):
     out = pi("--mode", "shout", "--no-session", "--model", "faux/faux-1", "-e", str(plugin), "hi")
     assert out.returncode == 0, out.stderr
     assert out.stdout == "FAUX: HI\n"
+
+
+def test_a_raising_compaction_strategy_is_named(isolated_environment, tmp_path):
+    write(isolated_environment["agent"] / "settings.json", json.dumps({"compaction": {"keepRecentTokens": 1}}))
+    strategy = write(
+        tmp_path / "badstrategy.py",
+        """
+        from pi_host import CompactionStrategy, hookimpl
+
+        async def summarize(preparation, ctx):
+            raise RuntimeError("strategy exploded")
+
+        @hookimpl
+        def register_compaction_strategies():
+            return [CompactionStrategy(name="bad", summarize=summarize)]
+        """,
+    )
+    out = pi("-p", "--no-session", "--model", "faux/faux-1", "-e", str(strategy), "a", "b", "/compact")
+    assert out.returncode == 0, out.stderr
+    [line] = lines_with(out.stderr, "'badstrategy'")
+    assert "summarize" in line and "strategy exploded" in line

@@ -3,7 +3,7 @@ renames, shutdown (reference §9.3, §7.8, §7.9)."""
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from pi_host.plugins.hookspecs._marker import hookspec
 from pi_host.plugins.rules import IGNORED, BadReturn, Corrected, Rule, expect_dict, flag, returns
@@ -22,15 +22,16 @@ __all__ = [
 ]
 
 
-class ProjectTrustEvent(TypedDict):
-    cwd: str
+if TYPE_CHECKING:  # payload types, for type checkers and readers (free at run time)
 
+    class ProjectTrustEvent(TypedDict):
+        cwd: str
 
-class TrustVote(TypedDict):
-    trusted: str
-    """``yes``, ``no`` or ``undecided``."""
-    remember: NotRequired[bool]
-    """Save a yes/no in ``trust.json``; otherwise it holds for this process only."""
+    class TrustVote(TypedDict):
+        trusted: str
+        """``yes``, ``no`` or ``undecided``."""
+        remember: NotRequired[bool]
+        """Save a yes/no in ``trust.json``; otherwise it holds for this process only."""
 
 
 def _check_vote(event: dict[str, Any], result: Any) -> TrustVote:
@@ -48,10 +49,12 @@ def on_project_trust(event: ProjectTrustEvent, ctx: Any) -> TrustVote | None:
     part. ``ctx`` is a :class:`pi_host.plugins.selection.TrustContext`."""
 
 
-class SessionStartEvent(TypedDict):
-    reason: str
-    """``startup``, ``reload``, ``new``, ``resume`` or ``fork``."""
-    previousSessionFile: NotRequired[str]
+if TYPE_CHECKING:
+
+    class SessionStartEvent(TypedDict):
+        reason: str
+        """``startup``, ``reload``, ``new``, ``resume`` or ``fork``."""
+        previousSessionFile: NotRequired[str]
 
 
 @hookspec
@@ -60,16 +63,17 @@ def on_session_start(event: SessionStartEvent, ctx: Any) -> None:
     """The session is open (its store restored, tools and sources registered)."""
 
 
-class ResourcesDiscoverEvent(TypedDict):
-    cwd: str
-    reason: str
-    """``startup`` or ``reload``."""
+if TYPE_CHECKING:
 
+    class ResourcesDiscoverEvent(TypedDict):
+        cwd: str
+        reason: str
+        """``startup`` or ``reload``."""
 
-class DiscoveredPaths(TypedDict, total=False):
-    skillPaths: list[str]
-    promptPaths: list[str]
-    themePaths: list[str]
+    class DiscoveredPaths(TypedDict, total=False):
+        skillPaths: list[str]
+        promptPaths: list[str]
+        themePaths: list[str]
 
 
 PATH_KEYS = ("skillPaths", "promptPaths", "themePaths")
@@ -95,20 +99,21 @@ def on_resources_discover(event: ResourcesDiscoverEvent, ctx: Any) -> Discovered
     template and theme paths. ``ctx.discovered_paths(key)`` gives every plugin the result."""
 
 
-class SessionBeforeCompactEvent(TypedDict):
-    preparation: Any
-    """A :class:`pi_host.lib.compaction.CompactionPreparation` (the cut, the messages)."""
-    branchEntries: list[dict[str, Any]]
-    reason: str
-    willRetry: bool
-    signal: Any
-    customInstructions: NotRequired[str]
+if TYPE_CHECKING:
 
+    class SessionBeforeCompactEvent(TypedDict):
+        preparation: Any
+        """A :class:`pi_host.lib.compaction.CompactionPreparation` (the cut, the messages)."""
+        branchEntries: list[dict[str, Any]]
+        reason: str
+        willRetry: bool
+        signal: Any
+        customInstructions: NotRequired[str]
 
-class SuppliedCompaction(TypedDict, total=False):
-    cancel: bool
-    compaction: dict[str, Any]
-    """``{summary, firstKeptEntryId?, tokensBefore?, details?, usage?}`` (stored ``fromHook``)."""
+    class SuppliedCompaction(TypedDict, total=False):
+        cancel: bool
+        compaction: dict[str, Any]
+        """``{summary, firstKeptEntryId?, tokensBefore?, details?, usage?}`` (stored ``fromHook``)."""
 
 
 def _check_compaction(event: dict[str, Any], result: Any) -> Any:
@@ -150,20 +155,21 @@ def on_session_compact_failed(event: dict[str, Any], ctx: Any) -> None:
     or was cancelled."""
 
 
-class SessionBeforeTreeEvent(TypedDict):
-    preparation: Any
-    """A :class:`pi_host.lib.compaction.BranchPreparation`: ``targetId``, ``oldLeafId``,
-    ``entriesToSummarize``, ``userWantsSummary``, ``customInstructions``, ``label``..."""
-    signal: Any
+if TYPE_CHECKING:
 
+    class SessionBeforeTreeEvent(TypedDict):
+        preparation: Any
+        """A :class:`pi_host.lib.compaction.BranchPreparation`: ``targetId``, ``oldLeafId``,
+        ``entriesToSummarize``, ``userWantsSummary``, ``customInstructions``, ``label``..."""
+        signal: Any
 
-class TreeDecision(TypedDict, total=False):
-    cancel: bool
-    summary: dict[str, Any]
-    """``{summary, details?, usage?}`` for the branch left behind."""
-    customInstructions: str
-    replaceInstructions: bool
-    label: str
+    class TreeDecision(TypedDict, total=False):
+        cancel: bool
+        summary: dict[str, Any]
+        """``{summary, details?, usage?}`` for the branch left behind."""
+        customInstructions: str
+        replaceInstructions: bool
+        label: str
 
 
 _OVERRIDES = {

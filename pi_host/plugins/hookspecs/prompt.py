@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from pi_host.plugins.hookspecs._marker import hookspec
 from pi_host.plugins.rules import BadReturn, Rule, expect_dict, returns
@@ -10,19 +10,20 @@ from pi_host.plugins.rules import BadReturn, Rule, expect_dict, returns
 __all__ = ["on_before_agent_start", "on_input"]
 
 
-class InputEvent(TypedDict):
-    text: str
-    images: list[Any] | None
-    source: str
-    """``interactive``, ``rpc``, ``extension``, ``print``, ``json`` or ``sdk``."""
-    streamingBehavior: NotRequired[str]
+if TYPE_CHECKING:  # payload types, for type checkers and readers (free at run time)
 
+    class InputEvent(TypedDict):
+        text: str
+        images: list[Any] | None
+        source: str
+        """``interactive``, ``rpc``, ``extension``, ``print``, ``json`` or ``sdk``."""
+        streamingBehavior: NotRequired[str]
 
-class InputResult(TypedDict):
-    action: str
-    """``continue``, ``transform`` (with ``text``, ``images?``) or ``handled`` (the prompt ends)."""
-    text: NotRequired[str]
-    images: NotRequired[list[Any]]
+    class InputResult(TypedDict):
+        action: str
+        """``continue``, ``transform`` (with ``text``, ``images?``) or ``handled`` (the prompt ends)."""
+        text: NotRequired[str]
+        images: NotRequired[list[Any]]
 
 
 def _check_input(event: dict[str, Any], result: Any) -> InputResult:
@@ -55,24 +56,25 @@ def on_input(event: InputEvent, ctx: Any) -> InputResult | None:
     """User input, before skills and templates expand it (not for ``/command`` input)."""
 
 
-class BeforeAgentStartEvent(TypedDict):
-    messageType: str
-    """``user`` (with ``prompt``, ``images``, ``message``) or ``custom``."""
-    prompt: NotRequired[str]
-    images: NotRequired[list[Any] | None]
-    message: NotRequired[Any]
-    systemPrompt: str
-    """The prompt as chained so far (earlier handlers' replacements included)."""
-    systemPromptOptions: dict[str, Any]
+if TYPE_CHECKING:
 
+    class BeforeAgentStartEvent(TypedDict):
+        messageType: str
+        """``user`` (with ``prompt``, ``images``, ``message``) or ``custom``."""
+        prompt: NotRequired[str]
+        images: NotRequired[list[Any] | None]
+        message: NotRequired[Any]
+        systemPrompt: str
+        """The prompt as chained so far (earlier handlers' replacements included)."""
+        systemPromptOptions: dict[str, Any]
 
-class BeforeAgentStartResult(TypedDict, total=False):
-    message: Any
-    """A custom message (or a dict ``{customType, content, display?, details?}``) stored in the
-    session and sent with the prompt."""
-    systemPrompt: str
-    """Replaces the whole system prompt every provider receives for this run; the session file
-    keeps the structured sections."""
+    class BeforeAgentStartResult(TypedDict, total=False):
+        message: Any
+        """A custom message (or a dict ``{customType, content, display?, details?}``) stored in the
+        session and sent with the prompt."""
+        systemPrompt: str
+        """Replaces the whole system prompt every provider receives for this run; the session file
+        keeps the structured sections."""
 
 
 def as_custom_message(value: Any) -> Any:

@@ -3,7 +3,7 @@ events; model and thinking-level changes (reference §9.3, in the order pi runs 
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from pi_host.plugins.hookspecs._marker import hookspec
 from pi_host.plugins.rules import IGNORED, BadReturn, Rule, chained, returns
@@ -20,8 +20,10 @@ __all__ = [
 ]
 
 
-class ContextEvent(TypedDict):
-    messages: list[Any]
+if TYPE_CHECKING:  # payload types, for type checkers and readers (free at run time)
+
+    class ContextEvent(TypedDict):
+        messages: list[Any]
 
 
 def _check_messages(event: dict[str, Any], result: dict[str, Any]) -> Any:
@@ -50,9 +52,11 @@ def on_context_with_system(event: ContextEvent, ctx: Any) -> ContextEvent | None
     index 0)."""
 
 
-class HeadersEvent(TypedDict):
-    headers: dict[str, Any]
-    """Mutable: set a value to None to delete the header."""
+if TYPE_CHECKING:
+
+    class HeadersEvent(TypedDict):
+        headers: dict[str, Any]
+        """Mutable: set a value to None to delete the header."""
 
 
 @hookspec
@@ -61,8 +65,10 @@ def on_before_provider_headers(event: HeadersEvent, ctx: Any) -> None:
     """The request headers, changed in place."""
 
 
-class RequestEvent(TypedDict):
-    payload: Any
+if TYPE_CHECKING:
+
+    class RequestEvent(TypedDict):
+        payload: Any
 
 
 def _fold_payload(event: dict[str, Any], result: Any) -> None:
@@ -75,9 +81,11 @@ def on_before_provider_request(event: RequestEvent, ctx: Any) -> Any:
     """The request body about to be sent; a return replaces it."""
 
 
-class ResponseEvent(TypedDict):
-    status: int
-    headers: dict[str, str]
+if TYPE_CHECKING:
+
+    class ResponseEvent(TypedDict):
+        status: int
+        headers: dict[str, str]
 
 
 @hookspec
@@ -86,11 +94,13 @@ def on_after_provider_response(event: ResponseEvent, ctx: Any) -> None:
     """The response status and headers, before its body is read."""
 
 
-class StreamChunkEvent(TypedDict):
-    provider: str
-    api: str
-    model: str
-    data: Any
+if TYPE_CHECKING:
+
+    class StreamChunkEvent(TypedDict):
+        provider: str
+        api: str
+        model: str
+        data: Any
 
 
 @hookspec

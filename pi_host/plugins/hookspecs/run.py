@@ -32,12 +32,14 @@ __all__ = [
 BOUNDARY_ENTRY_TYPES = ("custom", "custom_message", "context_edit", "compaction")
 
 
-class BoundaryResult(TypedDict, total=False):
-    entries: list[dict[str, Any]]
-    """Session entries to append after every handler ran (types: custom, custom_message,
-    context_edit, compaction); replaces earlier handlers' proposal."""
-    continue_: bool
-    """Spelled ``continue``: ``True`` guarantees one more provider request."""
+if TYPE_CHECKING:  # payload types, for type checkers and readers (free at run time)
+
+    class BoundaryResult(TypedDict, total=False):
+        entries: list[dict[str, Any]]
+        """Session entries to append after every handler ran (types: custom, custom_message,
+        context_edit, compaction); replaces earlier handlers' proposal."""
+        continue_: bool
+        """Spelled ``continue``: ``True`` guarantees one more provider request."""
 
 
 def _check_boundary(event: dict[str, Any], result: Any) -> Any:
@@ -74,12 +76,14 @@ def on_agent_end(event: events.AgentEnd, ctx: Any) -> None:
     """A run ended; not an idle signal (see ``agent_settled``)."""
 
 
-class SettleEvent(TypedDict):
-    outcome: str
-    entries: list[dict[str, Any]]
-    continue_: bool
-    """Spelled ``continue``."""
-    context: list[Any]
+if TYPE_CHECKING:
+
+    class SettleEvent(TypedDict):
+        outcome: str
+        entries: list[dict[str, Any]]
+        continue_: bool
+        """Spelled ``continue``."""
+        context: list[Any]
 
 
 @hookspec
@@ -94,9 +98,11 @@ def on_agent_settled(event: events.AgentSettled, ctx: Any) -> None:
     """The prompt is done and the session idle."""
 
 
-class TurnStartEvent(TypedDict):
-    turnIndex: int
-    timestamp: int
+if TYPE_CHECKING:
+
+    class TurnStartEvent(TypedDict):
+        turnIndex: int
+        timestamp: int
 
 
 @hookspec
@@ -105,13 +111,15 @@ def on_turn_start(event: TurnStartEvent, ctx: Any) -> None:
     """A turn (one provider request and its tool calls) starts."""
 
 
-class TurnEndEvent(TypedDict):
-    turnIndex: int
-    message: Any
-    toolResults: list[Any]
-    entries: list[dict[str, Any]]
-    continue_: bool
-    """Spelled ``continue``."""
+if TYPE_CHECKING:
+
+    class TurnEndEvent(TypedDict):
+        turnIndex: int
+        message: Any
+        toolResults: list[Any]
+        entries: list[dict[str, Any]]
+        continue_: bool
+        """Spelled ``continue``."""
 
 
 @hookspec
@@ -132,9 +140,11 @@ def on_message_update(event: events.MessageUpdate, ctx: Any) -> None:
     """One streamed assistant event."""
 
 
-class MessageReplacement(TypedDict):
-    message: Any
-    """A message of the same role (a model or pi-shaped dict)."""
+if TYPE_CHECKING:
+
+    class MessageReplacement(TypedDict):
+        message: Any
+        """A message of the same role (a model or pi-shaped dict)."""
 
 
 def _check_message_end(event: dict[str, Any], result: Any) -> Any:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from pi_host.plugins.hookspecs._marker import hookspec
 from pi_host.plugins.rules import Rule, expect_dict, flag, returns
@@ -10,17 +10,18 @@ from pi_host.plugins.rules import Rule, expect_dict, flag, returns
 __all__ = ["on_tool_call", "on_tool_result"]
 
 
-class ToolCallEvent(TypedDict):
-    toolCallId: str
-    toolName: str
-    input: dict[str, Any]
-    """The validated arguments; changes are executed as they are, without re-validation."""
+if TYPE_CHECKING:  # payload types, for type checkers and readers (free at run time)
 
+    class ToolCallEvent(TypedDict):
+        toolCallId: str
+        toolName: str
+        input: dict[str, Any]
+        """The validated arguments; changes are executed as they are, without re-validation."""
 
-class ToolCallDecision(TypedDict):
-    block: bool
-    reason: NotRequired[str]
-    terminate: NotRequired[bool]
+    class ToolCallDecision(TypedDict):
+        block: bool
+        reason: NotRequired[str]
+        terminate: NotRequired[bool]
 
 
 @hookspec
@@ -36,16 +37,18 @@ def on_tool_call(event: ToolCallEvent, ctx: Any) -> ToolCallDecision | None:
     """After argument validation, before the tool runs."""
 
 
-class ToolResultEvent(TypedDict):
-    toolCallId: str
-    toolName: str
-    input: dict[str, Any]
-    content: list[Any]
-    details: Any
-    structuredContent: Any
-    isError: bool
-    usage: Any
-    terminate: bool
+if TYPE_CHECKING:
+
+    class ToolResultEvent(TypedDict):
+        toolCallId: str
+        toolName: str
+        input: dict[str, Any]
+        content: list[Any]
+        details: Any
+        structuredContent: Any
+        isError: bool
+        usage: Any
+        terminate: bool
 
 
 PATCH_KEYS = ("content", "details", "structuredContent", "isError", "usage", "terminate")

@@ -83,7 +83,11 @@ def print_instructions(env: dict[str, str]) -> None:
         base = instructions([sys.executable, "-c", "pass"], env)
         print("instructions of one run (callgrind)")
         print(f"  {'python -c pass (baseline)':34s} {base / 1e6:7.1f} M")
-        for label, args in (("pi --version", ["--version"]), ("pi --help", ["--help"]), ("pi plugins", ["plugins"])):
+        for label, args in (
+            ("pi --version", ["--version"]),
+            ("pi --help", ["--help"]),
+            ("pi plugins", ["plugins"]),
+        ):
             subprocess.run([str(BIN / "pi"), *args], capture_output=True, env=env)  # bytecode cache
             count = instructions([sys.executable, str(BIN / "pi"), *args], env)
             print(f"  {label:34s} {count / 1e6:7.1f} M   {count / base:5.2f}x baseline")

@@ -16,6 +16,7 @@ as the same modules: see :mod:`pi_host._aliases`.
 from __future__ import annotations
 
 from pi_host import _aliases
+from pi_host._exports import lazy_exports
 from pi_host._version import __version__
 
 _aliases.install()
@@ -48,14 +49,4 @@ _EXPORTS = {
 }
 
 __all__ = ["__version__", *_EXPORTS]
-
-
-def __getattr__(name: str) -> object:  # no typing import: `pi --version` stays cheap
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'pi_host' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports("pi_host", _EXPORTS)

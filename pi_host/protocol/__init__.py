@@ -9,63 +9,53 @@ does not load pydantic.
 
 from __future__ import annotations
 
-from typing import Any
+from pi_host._exports import lazy_exports
 
 _EXPORTS = {
-    "AssistantMessage": "messages",
-    "AssistantMessageEvent": "stream",
-    "BashExecutionMessage": "messages",
-    "BranchSummaryMessage": "messages",
-    "CompactionSummaryMessage": "messages",
-    "Content": "messages",
-    "Cost": "messages",
-    "CustomMessage": "messages",
-    "DoneEvent": "stream",
-    "ErrorEvent": "stream",
-    "ImageContent": "messages",
-    "LlmContext": "model",
-    "Message": "messages",
-    "Model": "model",
-    "ModelCost": "model",
-    "PiModel": "messages",
-    "StartEvent": "stream",
-    "StopReason": "messages",
-    "StreamFn": "model",
-    "StreamOptions": "model",
-    "SystemMessage": "messages",
-    "TextContent": "messages",
-    "TextDeltaEvent": "stream",
-    "TextEndEvent": "stream",
-    "TextStartEvent": "stream",
-    "ThinkingContent": "messages",
-    "ThinkingDeltaEvent": "stream",
-    "ThinkingEndEvent": "stream",
-    "ThinkingStartEvent": "stream",
-    "ToolCall": "messages",
-    "ToolCallDeltaEvent": "stream",
-    "ToolCallEndEvent": "stream",
-    "ToolCallStartEvent": "stream",
-    "ToolDecl": "messages",
-    "ToolResultMessage": "messages",
-    "UnknownMessage": "messages",
-    "Usage": "messages",
-    "UserMessage": "messages",
-    "dump_message": "messages",
-    "event_to_wire": "stream",
-    "now_ms": "messages",
-    "parse_message": "messages",
-    "parse_messages": "messages",
+    "AssistantMessage": ".messages",
+    "AssistantMessageEvent": ".stream",
+    "BashExecutionMessage": ".messages",
+    "BranchSummaryMessage": ".messages",
+    "CompactionSummaryMessage": ".messages",
+    "Content": ".messages",
+    "Cost": ".messages",
+    "CustomMessage": ".messages",
+    "DoneEvent": ".stream",
+    "ErrorEvent": ".stream",
+    "ImageContent": ".messages",
+    "LlmContext": ".model",
+    "Message": ".messages",
+    "Model": ".model",
+    "ModelCost": ".model",
+    "PiModel": ".messages",
+    "StartEvent": ".stream",
+    "StopReason": ".messages",
+    "StreamFn": ".model",
+    "StreamOptions": ".model",
+    "SystemMessage": ".messages",
+    "TextContent": ".messages",
+    "TextDeltaEvent": ".stream",
+    "TextEndEvent": ".stream",
+    "TextStartEvent": ".stream",
+    "ThinkingContent": ".messages",
+    "ThinkingDeltaEvent": ".stream",
+    "ThinkingEndEvent": ".stream",
+    "ThinkingStartEvent": ".stream",
+    "ToolCall": ".messages",
+    "ToolCallDeltaEvent": ".stream",
+    "ToolCallEndEvent": ".stream",
+    "ToolCallStartEvent": ".stream",
+    "ToolDecl": ".messages",
+    "ToolResultMessage": ".messages",
+    "UnknownMessage": ".messages",
+    "Usage": ".messages",
+    "UserMessage": ".messages",
+    "dump_message": ".messages",
+    "event_to_wire": ".stream",
+    "now_ms": ".messages",
+    "parse_message": ".messages",
+    "parse_messages": ".messages",
 }
 
 __all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pi_host.protocol' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"pi_host.protocol.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports("pi_host.protocol", _EXPORTS)

@@ -7,7 +7,7 @@ Names are imported on first use, so the small modules here (``errors``, ``store`
 
 from __future__ import annotations
 
-from typing import Any
+from pi_host._exports import lazy_exports
 
 _EXPORTS = {
     "AgentSession": "pi_host.session.agent_session",
@@ -17,14 +17,4 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pi_host.session' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports("pi_host.session", _EXPORTS)

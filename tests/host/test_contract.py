@@ -676,7 +676,9 @@ def test_a_third_party_mode_is_selectable_by_name(tmp_path):
 
 
 def test_a_raising_compaction_strategy_is_named(isolated_environment, tmp_path):
-    write(isolated_environment["agent"] / "settings.json", json.dumps({"compaction": {"keepRecentTokens": 1}}))
+    write(
+        isolated_environment["agent"] / "settings.json", json.dumps({"compaction": {"keepRecentTokens": 1}})
+    )
     strategy = write(
         tmp_path / "badstrategy.py",
         """

@@ -24,8 +24,10 @@ LAYERS = [
     ("lib", ("pi_host.lib",)),
     ("entry", ("pi_host.cli", "pi_host.sdk", "pi_host.__main__")),
 ]
-FACADE = {"pi_host", "pi_host._aliases", "pi_host._version"}
+FACADE = {"pi_host", "pi_host._aliases", "pi_host._exports", "pi_host._version"}
 """The package root lazily re-exports the public API; internal modules import real modules."""
+SHARED_BY_ALL = {"pi_host._version", "pi_host._exports"}
+"""Root modules any layer may import (the version, the lazy re-export helper)."""
 KERNEL = ("protocol", "loop", "plugins", "session")
 KERNEL_CODE_BUDGET = 4000
 """Lines of code (no blanks, comments or docstrings) of the kernel: the aim of docs/architecture.md."""
@@ -90,7 +92,7 @@ def test_no_module_imports_an_old_path_or_the_facade():
         for target in targets:
             if current_name(target) is not None or target not in MODULES:
                 bad.append(f"{module} -> {target} (no such module)")
-            elif module not in FACADE and target in FACADE - {"pi_host._version"}:
+            elif module not in FACADE and target in FACADE - SHARED_BY_ALL:
                 bad.append(f"{module} -> {target} (the package facade)")
     assert bad == []
 

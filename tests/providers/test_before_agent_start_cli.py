@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import glob
 import json
-import os
-import subprocess
-import sys
 import textwrap
 
 from sse_server import Reply
+from test_anthropic_cli import run_pi
 from test_anthropic_session import answer_turn
 
 PLUGIN = """
@@ -45,25 +43,7 @@ def test_returned_system_prompt_reaches_the_provider(sse_server, isolated_enviro
     plugin = tmp_path / "forcer.py"
     plugin.write_text(textwrap.dedent(PLUGIN))
     sse_server.enqueue(Reply.sse(answer_turn("ok")))
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pi_host",
-            "-p",
-            "--model",
-            "local-claude/claude-local",
-            "-e",
-            str(plugin),
-            "hi",
-        ],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = run_pi("-p", "--model", "local-claude/claude-local", "-e", str(plugin), "hi", cwd=work)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
     system = json.dumps(sse_server.requests[0].json["system"])

@@ -21,64 +21,54 @@ Names are imported lazily so that importing this package costs nothing until use
 
 from __future__ import annotations
 
-from typing import Any
+from pi_host._exports import lazy_exports
 
 _EXPORTS = {
-    "DEFAULT_MAX_BYTES": "truncate",
-    "DEFAULT_MAX_LINES": "truncate",
-    "GREP_MAX_LINE_LENGTH": "truncate",
-    "Truncation": "truncate",
-    "format_size": "truncate",
-    "split_lines": "truncate",
-    "truncate_head": "truncate",
-    "truncate_tail": "truncate",
-    "truncate_line": "truncate",
-    "head_from_sizes": "truncate",
-    "tail_of": "truncate",
-    "with_notices": "truncate",
-    "resolve_path": "paths",
-    "read_path_candidates": "paths",
-    "display_path": "paths",
-    "normalize_path_text": "paths",
-    "file_mutation_lock": "locks",
-    "FileSystem": "operations",
-    "FileInfo": "operations",
-    "DirEntry": "operations",
-    "Shell": "operations",
-    "ExecResult": "operations",
-    "Searcher": "operations",
-    "SearchResult": "operations",
-    "LocalFileSystem": "operations",
-    "LocalShell": "operations",
-    "LocalSearcher": "operations",
-    "find_ripgrep": "operations",
-    "default_shell": "operations",
-    "kill_process_group": "operations",
-    "detect_image_mime": "images",
-    "prepare_image": "images",
-    "PreparedImage": "images",
-    "pillow_available": "images",
-    "IgnoreStack": "ignore",
-    "IGNORE_FILES": "ignore",
-    "compile_glob": "globs",
-    "glob_to_regex": "globs",
-    "text_result": "results",
-    "setting": "results",
-    "os_error_text": "results",
-    "agent_dir": "results",
-    "tool_plugin": "plugin",
-    "FileTool": "file_tool",
+    "DEFAULT_MAX_BYTES": ".truncate",
+    "DEFAULT_MAX_LINES": ".truncate",
+    "GREP_MAX_LINE_LENGTH": ".truncate",
+    "Truncation": ".truncate",
+    "format_size": ".truncate",
+    "split_lines": ".truncate",
+    "truncate_head": ".truncate",
+    "truncate_tail": ".truncate",
+    "truncate_line": ".truncate",
+    "head_from_sizes": ".truncate",
+    "tail_of": ".truncate",
+    "with_notices": ".truncate",
+    "resolve_path": ".paths",
+    "read_path_candidates": ".paths",
+    "display_path": ".paths",
+    "normalize_path_text": ".paths",
+    "file_mutation_lock": ".locks",
+    "FileSystem": ".operations",
+    "FileInfo": ".operations",
+    "DirEntry": ".operations",
+    "Shell": ".operations",
+    "ExecResult": ".operations",
+    "Searcher": ".operations",
+    "SearchResult": ".operations",
+    "LocalFileSystem": ".operations",
+    "LocalShell": ".operations",
+    "LocalSearcher": ".operations",
+    "find_ripgrep": ".operations",
+    "default_shell": ".operations",
+    "kill_process_group": ".operations",
+    "detect_image_mime": ".images",
+    "prepare_image": ".images",
+    "PreparedImage": ".images",
+    "pillow_available": ".images",
+    "IgnoreStack": ".ignore",
+    "IGNORE_FILES": ".ignore",
+    "compile_glob": ".globs",
+    "glob_to_regex": ".globs",
+    "text_result": ".results",
+    "setting": ".results",
+    "os_error_text": ".results",
+    "agent_dir": ".results",
+    "tool_plugin": ".plugin",
+    "FileTool": ".file_tool",
 }
 
 __all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pi_host.lib.toolkit' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"pi_host.lib.toolkit.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports("pi_host.lib.toolkit", _EXPORTS)

@@ -173,7 +173,8 @@ async def _run(
         return 0
     settings, problems = load_settings(cwd, project_trusted=loaded.trust.trusted)
     for line in problems:
-        _stderr(f"pi: settings: {line}")
+        if line not in loaded.problems:  # an unreadable file was already named while loading plugins
+            _stderr(f"pi: settings: {line}")
     prompts, images = _compose_prompts(args, cwd, mode.name, settings)
     if prompts is None:
         return 1

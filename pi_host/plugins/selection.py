@@ -145,7 +145,7 @@ def load_plugins(request: PluginRequest) -> LoadedPlugins:
 def _disable_loaded(host: PluginHost, candidates: list[Candidate], names: set[str]) -> None:
     """A trusted project disables plugins that were loaded before its settings could be read."""
     for candidate in candidates:
-        if names and is_named(candidate, names) and candidate.record in host.records:
+        if names and is_named(candidate, names) and any(r is candidate.record for r in host.records):
             host.unregister(candidate.record.name)
             candidate.record.disabled = True
 

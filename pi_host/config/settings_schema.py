@@ -96,11 +96,18 @@ class Settings(_Open):
     retry: RetrySection | None = None
     # transport and shell
     transport: Literal["auto", "sse", "websocket", "websocket-cached"] | None = None
-    httpIdleTimeoutMs: NonNegInt | None = None
+    httpIdleTimeoutMs: NonNegInt | Literal["disabled"] | None = None
     websocketConnectTimeoutMs: NonNegInt | None = None
     httpProxy: str | None = None
     shellPath: str | None = None
     shellCommandPrefix: str | None = None
+    # pi-host's own keys (pi keeps unknown keys, so they survive pi writing the file)
+    shellOutputLogMaxBytes: NonNegInt | None = None
+    """Cap of the bash tool's full-output log file (0: no cap)."""
+    shellScrubProviderKeys: bool | None = None
+    """Remove the configured providers' key variables from the bash tool's environment."""
+    pluginHookTimeoutMs: NonNegInt | None = None
+    """How long one plugin hook may run before it is reported and skipped (0: no limit)."""
     npmCommand: list[str] | None = None
     images: ImageSection | None = None
     # resources

@@ -53,6 +53,9 @@ class ToolContext:
     model: str | None = None
     thinking_level: str | None = None
     agent_dir: str | None = None
+    provider_key_variables: tuple[str, ...] = ()
+    """Environment variables that hold the configured providers' keys (``shellScrubProviderKeys``
+    removes them from the bash tool's environment)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -83,6 +83,11 @@ class AgentSession:
             model=getattr(self.model, "id", None),
             thinking_level=self.thinking_level,
             agent_dir=paths.agent_dir(),
+            provider_key_variables=tuple(
+                sorted(
+                    {name for info in getattr(registry, "providers", {}).values() for name in info.env_keys}
+                )
+            ),
         )
         parts = registered_parts(host, self.tool_context)
         self._owners = parts.owners

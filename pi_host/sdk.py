@@ -27,7 +27,7 @@ from pi_host.lib.compaction import Compactor
 from pi_host.lib.sessions.store import MemoryStore
 from pi_host.plugins.dispatch import PluginHost
 from pi_host.plugins.registrations import SessionStoreFactory
-from pi_host.plugins.selection import PluginRequest, load_plugins
+from pi_host.plugins.selection import PluginRequest, hook_timeout_ms, load_plugins
 from pi_host.session.agent_session import AgentSession, SessionConfig
 from pi_host.session.errors import SessionError
 from pi_host.session.store import SessionStore, StoreOptions
@@ -104,6 +104,7 @@ async def create_session(options: SessionOptions | None = None, **kwargs: Any) -
     settings = options.settings
     if settings is None:
         settings, _problems = load_settings(cwd, project_trusted=trusted)
+    host.clock.limit_s = hook_timeout_ms(settings) / 1000  # the project's settings may change it
     registry = options.registry or ModelRegistry.from_plugins(host)
     if options.api_key and options.provider:
         registry.runtime_keys[options.provider] = options.api_key

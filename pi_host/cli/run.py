@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from pi_host.cli.args import UsageError, extract_plugin_flags, first_positional, parse, prescan
+from pi_host.cli.interrupts import Interrupts
 from pi_host.plugins.dispatch import PluginError, PluginHost
 from pi_host.plugins.registrations import CliFlag, Mode, Subcommand
 from pi_host.plugins.selection import LoadedPlugins, PluginRequest, load_plugins
@@ -50,6 +51,8 @@ class RunRequest:
         """Plugin failures reported before the mode started (JSON mode prints them first)."""
         self.header = header
         """The session file's header, when the store has one."""
+        self.interrupted = False
+        """A signal aborted the run: the CLI prints the one line about it (modes stay quiet)."""
 
 
 def _stderr(line: str) -> None:
@@ -58,6 +61,8 @@ def _stderr(line: str) -> None:
 
 
 def run_cli(argv: list[str]) -> int:
+    interrupts = Interrupts()
+    interrupts.install()
     pre = prescan(argv)
     load_errors: list[dict[str, Any]] = []
 
@@ -76,23 +81,23 @@ def run_cli(argv: list[str]) -> int:
                 on_error=on_plugin_error,
             )
         )
-    except PluginError as exc:
-        _stderr(f"pi: {exc}")
+    except PluginError:  # --strict-plugins: the failure was named in its one line already
         return 1
     try:
-        return _command(argv, loaded, load_errors)
+        return _command(argv, loaded, load_errors, interrupts)
     except UsageError as exc:
         _stderr(str(exc))
         return 1
-    except PluginError as exc:
-        _stderr(f"pi: {exc}")
+    except PluginError:  # --strict-plugins: the failure was named in its one line already
         return 1
     finally:
         for line in loaded.host.repeated_failures():
             _stderr(f"pi: {line}")
 
 
-def _command(argv: list[str], loaded: LoadedPlugins, load_errors: list[dict[str, Any]]) -> int:
+def _command(
+    argv: list[str], loaded: LoadedPlugins, load_errors: list[dict[str, Any]], interrupts: Interrupts
+) -> int:
     host = loaded.host
     for line in loaded.problems:
         _stderr(f"pi: settings: {line}")
@@ -119,7 +124,7 @@ def _command(argv: list[str], loaded: LoadedPlugins, load_errors: list[dict[str,
         _stderr(f"pi: {loaded.trust.message()}")
     import asyncio
 
-    return asyncio.run(_run(args, mode, loaded, flag_values, load_errors))
+    return asyncio.run(_run(args, mode, loaded, flag_values, load_errors, interrupts))
 
 
 def _choose_mode(args: Any, host: PluginHost) -> Mode:
@@ -154,9 +159,9 @@ async def _run(
     loaded: LoadedPlugins,
     flag_values: dict[str, Any],
     load_errors: list[dict[str, Any]],
+    interrupts: Interrupts,
 ) -> int:
     import asyncio
-    import signal
 
     from pi_host.config.models import ModelNotFound, ModelRegistry
     from pi_host.config.settings import load_settings
@@ -239,27 +244,17 @@ async def _run(
         load_errors=load_errors,
         header=getattr(session.store, "header", None),
     )
-    loop = asyncio.get_running_loop()
-    interrupted: dict[str, int] = {}
-
-    def on_signal(signum: int) -> None:
-        if interrupted:
-            os._exit(128 + signum)
-        interrupted["code"] = 128 + signum
-        session.request_abort()
-
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        try:
-            loop.add_signal_handler(signum, on_signal, signum)
-        except (NotImplementedError, RuntimeError):
-            pass
+    interrupts.attach(session, asyncio.get_running_loop(), request)
     try:
         code = mode.run(request)
         if asyncio.iscoroutine(code):
             code = await code
     finally:
         await session.close()
-    return interrupted.get("code", int(code or 0))
+    if interrupts.code:
+        _stderr(interrupts.line)
+        return interrupts.code
+    return int(code or 0)
 
 
 def _settings_session_dir(settings: dict[str, Any], cwd: str) -> str | None:

@@ -24,7 +24,7 @@ DEFAULTS: dict[str, Any] = {
     "httpIdleTimeoutMs": 300000,
     "shellOutputLogMaxBytes": 100 * 1024 * 1024,
     "shellScrubProviderKeys": False,
-    "pluginHookTimeoutMs": 30000,
+    "pluginHookTimeoutMs": 120000,
     "images.autoResize": True,
     "images.blockImages": False,
     "enableSkillCommands": True,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -332,7 +333,11 @@ class AgentLoop:
         except Exception as exc:
             prepared.immediate = _error(str(exc) or type(exc).__name__)
             return prepared
-        args, problems = validate_arguments(tool.parameters, args)
+        try:
+            args, problems = validate_arguments(tool.parameters, args)
+        except (re.error, RecursionError, TypeError, ValueError) as exc:  # a schema that escaped the check
+            prepared.immediate = _error(f'Tool "{call.name}" has an unusable parameters schema: {exc}')
+            return prepared
         if problems:
             prepared.immediate = _error(format_problems(call.name, problems, call.arguments))
             return prepared

@@ -189,3 +189,72 @@ def _check_array(schema: dict[str, Any], value: list[Any], path: str, problems: 
     if "maxItems" in schema and len(value) > schema["maxItems"]:
         problems.append((path, f"must have at most {schema['maxItems']} items"))
     return value
+
+
+_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
+_MAX_SCHEMA_DEPTH = 64
+
+
+def schema_problem(schema: Any, path: str = "parameters", depth: int = 0) -> str | None:
+    """What makes ``schema`` unusable for :func:`validate_arguments` (a pattern that does not
+    compile, an unknown type, a malformed keyword...), or None. Checked when a tool registers,
+    so a bad schema costs the tool, not every run that calls it."""
+    if not isinstance(schema, dict):
+        return f"{path} must be an object, got {_type_name(schema)}"
+    if depth > _MAX_SCHEMA_DEPTH:
+        return f"{path} is nested deeper than {_MAX_SCHEMA_DEPTH} levels"
+    kind = schema.get("type")
+    if kind is not None:
+        kinds = kind if isinstance(kind, list) else [kind]
+        unknown = [k for k in kinds if k not in _TYPES]
+        if unknown:
+            return f"{path}.type: unknown type {unknown[0]!r}"
+    pattern = schema.get("pattern")
+    if pattern is not None:
+        if not isinstance(pattern, str):
+            return f"{path}.pattern must be a string"
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            return f"{path}.pattern {pattern!r} is not a valid regular expression: {exc}"
+    for key in (
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+    ):
+        if key in schema and (isinstance(schema[key], bool) or not isinstance(schema[key], (int, float))):
+            return f"{path}.{key} must be a number"
+    if "required" in schema and not (
+        isinstance(schema["required"], list) and all(isinstance(name, str) for name in schema["required"])
+    ):
+        return f"{path}.required must be a list of property names"
+    if "enum" in schema and not isinstance(schema["enum"], list):
+        return f"{path}.enum must be a list"
+    properties = schema.get("properties")
+    if properties is not None:
+        if not isinstance(properties, dict):
+            return f"{path}.properties must be an object"
+        for name, sub in properties.items():
+            found = schema_problem(sub, f"{path}.properties.{name}", depth + 1)
+            if found:
+                return found
+    subs: list[tuple[str, Any]] = []
+    if isinstance(schema.get("items"), dict):
+        subs.append((f"{path}.items", schema["items"]))
+    if isinstance(schema.get("additionalProperties"), dict):
+        subs.append((f"{path}.additionalProperties", schema["additionalProperties"]))
+    for key in ("anyOf", "oneOf", "allOf"):
+        if key in schema:
+            if not isinstance(schema[key], list):
+                return f"{path}.{key} must be a list"
+            subs.extend((f"{path}.{key}[{i}]", sub) for i, sub in enumerate(schema[key]))
+    for where, sub in subs:
+        found = schema_problem(sub, where, depth + 1)
+        if found:
+            return found
+    return None

@@ -13,6 +13,7 @@ pluggy keeps the registry and checks signatures; this module adds what pi's cont
 from __future__ import annotations
 
 import inspect
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,7 @@ import pluggy
 
 from pi_host.plugins import hookspecs
 from pi_host.plugins.rules import IGNORED, BadReturn, Corrected, Rule, rule_of
+from pi_host.plugins.timeouts import HookClock, HookTimeout, current_task, running_loop, watch
 
 PROJECT_NAME = "pi_host"
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
@@ -30,8 +32,10 @@ SOURCE_ORDER = ("builtin", "installed", "global", "project", "cli", "sdk")
 """Load order of plugin sources; a source not listed (tests, benches) loads after these."""
 
 
-class PluginError(Exception):
-    """A plugin failed and ``--strict-plugins`` made that fatal."""
+class PluginError(BaseException):
+    """A plugin failed and ``--strict-plugins`` made that fatal. A ``BaseException`` so that no
+    ``except Exception`` on the way (a provider stream, a tool, compaction) turns it into an
+    ordinary error: it ends the run, and the command exits 1 after the one line naming it."""
 
 
 @dataclass
@@ -65,8 +69,11 @@ def _mark_group(impl: Any) -> int:
 class PluginHost:
     """Owns the pluggy manager, the plugin records, dispatch and failure reporting."""
 
-    def __init__(self, strict: bool = False) -> None:
+    def __init__(self, strict: bool = False, hook_timeout_ms: int = 30000) -> None:
         self.strict = strict
+        self.clock = HookClock(hook_timeout_ms / 1000)
+        """The hooks' time limit (``pluginHookTimeoutMs``; 0: none) and what the watchdog sees."""
+        self._watched = False
         self.pm = pluggy.PluginManager(PROJECT_NAME)
         for module in hookspecs.MODULES:
             self.pm.add_hookspecs(module)
@@ -232,21 +239,50 @@ class PluginHost:
         chain, rule = found
         if not chain:
             return None
+        clock = self.clock
+        if not self._watched and clock.limit_s > 0:
+            self._watched = True
+            watch(clock)
         accepted: list[Any] | None = None
         for plugin, function, argnames in chain:
+            clock.next_token = token = clock.next_token + 1
             try:
-                if len(argnames) == 2:
-                    result = function(event, ctx)
-                elif argnames:
-                    result = function(event) if argnames[0] == "event" else function(ctx)
-                else:
-                    result = function()
+                clock.running = token  # a sync handler runs: the watchdog may interrupt it
+                try:
+                    if len(argnames) == 2:
+                        result = function(event, ctx)
+                    elif argnames:
+                        result = function(event) if argnames[0] == "event" else function(ctx)
+                    else:
+                        result = function()
+                finally:
+                    clock.running = 0
                 if result is not None and inspect.isawaitable(result):
-                    result = await result
-            except Exception as exc:
-                self.report(plugin, event_name, exc)
+                    clock.awaits[token] = (time.monotonic(), current_task(), running_loop())
+                    try:
+                        result = await result
+                    finally:
+                        del clock.awaits[token]
+            except (Exception, SystemExit, KeyboardInterrupt) as exc:
+                # a plugin never ends the host: sys.exit() or a stray KeyboardInterrupt is a failure
+                timed_out = isinstance(exc, HookTimeout) and token in clock.expired
+                if timed_out:
+                    clock.expired.discard(token)
+                self.report(
+                    plugin,
+                    event_name,
+                    f"timed out after {clock.limit_s:g} s" if timed_out else _describe(exc),
+                )
                 if rule.raise_blocks:
-                    return {"block": True, "reason": str(exc) or type(exc).__name__}
+                    return {"block": True, "reason": _reason(exc, plugin, event_name, timed_out)}
+                continue
+            except BaseException:  # asyncio's CancelledError: the watchdog's, or a cancel of the run
+                if token not in clock.expired:
+                    raise
+                clock.expired.discard(token)
+                self.report(plugin, event_name, f"timed out after {clock.limit_s:g} s")
+                if rule.raise_blocks:
+                    return {"block": True, "reason": _reason(None, plugin, event_name, True)}
                 continue
             if result is None or rule.ignored:
                 continue
@@ -271,6 +307,19 @@ class PluginHost:
         if rule.combine is not None:
             return rule.combine(accepted or [])
         return accepted[-1] if accepted else None
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"called sys.exit({exc.code!r}); ignored"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _reason(exc: BaseException | None, plugin: str, event: str, timed_out: bool) -> str:
+    """The blocking reason of a ``raise_blocks`` event (a tool call's error result)."""
+    if timed_out or exc is None:
+        return f"plugin {plugin!r} timed out in {event}"
+    return (str(exc) or type(exc).__name__) if isinstance(exc, Exception) else _describe(exc)
 
 
 def _where(record: PluginRecord) -> str:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pi_host.config import paths
+from pi_host.config.defaults import DEFAULTS
 from pi_host.config.json_files import read_json_object
 from pi_host.config.trust import TrustDecision, decide_trust, save_trust_decision
 from pi_host.plugins.dispatch import PluginHost, PluginRecord
@@ -74,16 +75,29 @@ class LoadedPlugins:
         self.host, self.trust, self.problems = host, trust, problems
 
 
-def disabled_plugins(path: str) -> tuple[list[str], str | None]:
-    """The ``disabledPlugins`` names of one settings file, read without the schema (plugin
-    loading needs only this, and must stay cheap), and a problem line when the value is unusable."""
-    data, error = read_json_object(path)
+def disabled_plugins(data: dict[str, Any], path: str) -> tuple[list[str], str | None]:
+    """The ``disabledPlugins`` names of one settings file's JSON, read without the schema (plugin
+    loading needs only this and must stay cheap), and a problem line when the value is unusable."""
     value = data.get("disabledPlugins")
     if value is None:
-        return [], error
+        return [], None
     if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
         return [], f"{path}: disabledPlugins: expected a list of plugin names; ignored"
-    return list(value), error
+    return list(value), None
+
+
+def hook_timeout_ms(data: dict[str, Any]) -> int:
+    value = data.get("pluginHookTimeoutMs")
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return int(DEFAULTS["pluginHookTimeoutMs"])
+
+
+def _read(path: str, problems: list[str]) -> dict[str, Any]:
+    data, error = read_json_object(path)
+    if error:
+        problems.append(error)
+    return data
 
 
 def disabled_from_env() -> list[str]:
@@ -93,12 +107,14 @@ def disabled_from_env() -> list[str]:
 
 def load_plugins(request: PluginRequest) -> LoadedPlugins:
     """Load the plugins ``request`` asks for, in the documented order; see the module doc."""
-    host = PluginHost(strict=request.strict)
-    if request.on_error is not None:
-        host.on_error(request.on_error)
     cwd = os.path.abspath(request.cwd)
     problems: list[str] = []
-    names, problem = disabled_plugins(os.path.join(paths.agent_dir(), "settings.json"))
+    user_path = os.path.join(paths.agent_dir(), "settings.json")
+    user = _read(user_path, problems)
+    host = PluginHost(strict=request.strict, hook_timeout_ms=hook_timeout_ms(user))
+    if request.on_error is not None:
+        host.on_error(request.on_error)
+    names, problem = disabled_plugins(user, user_path)
     problems += [problem] if problem else []
     disabled = {normalise(n) for n in [*disabled_from_env(), *names]}
     builtins_only = request.builtins_only
@@ -119,7 +135,8 @@ def load_plugins(request: PluginRequest) -> LoadedPlugins:
     )
     project = found["project"]
     if decision.trusted:
-        names, problem = disabled_plugins(os.path.join(cwd, ".pi", "settings.json"))
+        project_path = os.path.join(cwd, ".pi", "settings.json")
+        names, problem = disabled_plugins(_read(project_path, problems), project_path)
         problems += [problem] if problem else []
         more = {normalise(n) for n in names} - disabled
         _disable_loaded(host, [c for group in found.values() for c in group], more)

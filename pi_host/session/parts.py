@@ -9,6 +9,7 @@ from typing import Any
 
 from pi_host.config.defaults import DEFAULTS
 from pi_host.loop.tools import Tool, ToolContext
+from pi_host.loop.validation import schema_problem
 from pi_host.plugins.dispatch import PluginHost
 from pi_host.plugins.registrations import Command, ContextSource
 
@@ -28,6 +29,10 @@ def registered_parts(host: PluginHost, tool_context: ToolContext) -> SessionPart
     parts = SessionParts()
     for plugin, tool in host.collect_named("register_tools", ctx=tool_context):
         if isinstance(tool, Tool) or hasattr(tool, "execute"):
+            problem = schema_problem(getattr(tool, "parameters", None))
+            if problem is not None:  # would fail every call (and the run): drop the tool now
+                host.report(plugin, "register_tools", f"tool {tool.name!r}: {problem}; not registered")
+                continue
             parts.tools[tool.name] = tool  # a later tool of the same name replaces the earlier
             record = host.record(plugin)
             if record is not None and record.source == "builtin":

@@ -21,7 +21,8 @@ async def run_print(request: Any) -> int:
     if final is None:
         return 0
     if final.stop_reason in ("error", "aborted"):
-        request.stderr.write(f"pi: {final.error_message or final.stop_reason}\n")
+        if not getattr(request, "interrupted", False):  # a signal: the CLI says so in one line
+            request.stderr.write(f"pi: {final.error_message or final.stop_reason}\n")
         return 1
     text = final.text()
     request.stdout.write(text + "\n")

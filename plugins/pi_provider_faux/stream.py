@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 from pi_host.lib.llm.builder import MessageBuilder, guard
-from pi_host.lib.llm.http import run_request_hooks, stream_event_hook
+from pi_host.lib.llm.hooks import run_request_hooks, stream_event_hook
 from pi_host.protocol import Usage
 from pi_host.protocol.abort import race
 from pi_provider_faux import script

@@ -71,12 +71,18 @@ if TYPE_CHECKING:
         payload: Any
 
 
+def _check_payload(event: dict[str, Any], result: Any) -> Any:
+    if not isinstance(result, dict):  # every API sends a JSON object: a string would be sent as is
+        raise BadReturn(f"the payload must be a JSON object (a dict), got {type(result).__name__}")
+    return result
+
+
 def _fold_payload(event: dict[str, Any], result: Any) -> None:
     event["payload"] = result
 
 
 @hookspec
-@returns(Rule("any value replaces the payload, chained", fold=_fold_payload))
+@returns(Rule("a dict replaces the payload, chained", check=_check_payload, fold=_fold_payload))
 def on_before_provider_request(event: RequestEvent, ctx: Any) -> Any:
     """The request body about to be sent; a return replaces it."""
 

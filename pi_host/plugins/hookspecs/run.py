@@ -42,6 +42,30 @@ if TYPE_CHECKING:  # payload types, for type checkers and readers (free at run t
         """Spelled ``continue``: ``True`` guarantees one more provider request."""
 
 
+def _content_ok(content: Any) -> bool:
+    return isinstance(content, str) or (
+        isinstance(content, list) and all(isinstance(b, dict) and isinstance(b.get("type"), str) for b in content)
+    )
+
+
+_ENTRY_FIELDS: dict[str, list[tuple[str, Any, str]]] = {
+    # entry type: (field, test, what it must be) for the fields pi requires (reference §6.3)
+    "custom": [("customType", lambda v: isinstance(v, str) and v, "a non-empty string")],
+    "custom_message": [
+        ("customType", lambda v: isinstance(v, str) and v, "a non-empty string"),
+        ("content", _content_ok, "a string or a list of content blocks"),
+    ],
+    "context_edit": [
+        ("targetId", lambda v: isinstance(v, str) and v, "an entry id"),
+        ("replacement", lambda v: v is None or isinstance(v, dict), "null or a message"),
+    ],
+    "compaction": [
+        ("summary", lambda v: isinstance(v, str) and v.strip(), "a non-empty string"),
+        ("firstKeptEntryId", lambda v: v is None or isinstance(v, str), "an entry id"),
+    ],
+}
+
+
 def _check_boundary(event: dict[str, Any], result: Any) -> Any:
     result = expect_dict(result)
     entries = result.get("entries")
@@ -49,8 +73,14 @@ def _check_boundary(event: dict[str, Any], result: Any) -> Any:
         if not isinstance(entries, list):
             raise BadReturn("entries must be a list")
         for entry in entries:
-            if not isinstance(entry, dict) or entry.get("type") not in BOUNDARY_ENTRY_TYPES:
+            kind = entry.get("type") if isinstance(entry, dict) else None
+            if kind not in BOUNDARY_ENTRY_TYPES:
                 raise BadReturn(f"entry {entry!r}: type must be one of {', '.join(BOUNDARY_ENTRY_TYPES)}")
+            for name, test, what in _ENTRY_FIELDS[kind]:
+                if not test(entry.get(name)):
+                    raise BadReturn(f"{kind} entry: {name} must be {what}")
+    if "continue" in result and not isinstance(result["continue"], bool):
+        raise BadReturn("continue must be true or false")
     return result
 
 

@@ -299,3 +299,42 @@ def test_strict_plugins_is_one_line_and_exit_1(isolated_environment, tmp_path, h
         assert out.stderr.strip().splitlines() == [
             f"pi: plugin 'strict_bad' failed in {hook[3:]}: RuntimeError: boom"
         ]
+
+
+# --- 13: deeply nested tool arguments ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("depth", [150, 1000, 100_000])
+def test_deeply_nested_arguments_are_an_error_for_that_call_only(isolated_environment, tmp_path, depth):
+    deep = '{"a":' * depth + "1" + "}" * depth
+    script = [
+        {"toolCalls": [{"name": "ls", "rawArguments": deep}, {"name": "ls", "arguments": {}}]},
+        {"text": "after: {{lastToolResult}}"},
+    ]
+    script_file = tmp_path / "script.json"  # too big for an environment variable
+    script_file.write_text(json.dumps(script))
+    (isolated_environment["work"] / "marker.txt").write_text("x")
+    out = run(
+        "--mode", "json", "--model", "faux/faux-1", "--tools", "ls", "go", PI_FAUX_SCRIPT=str(script_file)
+    )
+    assert out.returncode == 0 and out.stderr == ""
+    events = [json.loads(line) for line in out.stdout.splitlines()]
+    ends = [e for e in events if e["type"] == "tool_execution_end"]
+    assert [e["isError"] for e in ends] == [True, False]  # the sibling call still ran
+    assert (
+        "nest" in ends[0]["result"]["content"][0]["text"]
+        or "recursion" in ends[0]["result"]["content"][0]["text"]
+    )
+    final = [e for e in events if e["type"] == "message_end" and e["message"]["role"] == "assistant"][-1]
+    assert final["message"]["stopReason"] == "stop" and "marker.txt" in final["message"]["content"][0]["text"]
+    [path] = glob.glob(str(isolated_environment["agent"] / "sessions" / "*" / "*.jsonl"))
+    assert len(entries(Path(path))) > 4  # the session file stays readable JSON lines
+
+
+def test_moderately_nested_arguments_still_work(isolated_environment):
+    nested = {"path": "."}
+    for _ in range(40):
+        nested = {"x": nested}
+    script = [{"toolCalls": [{"name": "ls", "arguments": {"path": ".", "extra": nested}}]}, {"text": "ok"}]
+    out = run("-p", "--no-session", "--model", "faux/faux-1", "--tools", "ls", "go", script=script)
+    assert out.returncode == 0 and out.stdout == "ok\n"

@@ -76,24 +76,50 @@ def repair_json(text: str) -> str:
     return "".join(out)
 
 
+MAX_ARGUMENT_DEPTH = 100
+"""Deeper arguments are refused: later steps (validation, the session file's encoder) recurse."""
+
+
+def nesting_depth(value: Any) -> int:
+    """How deeply lists and dicts nest in ``value`` (without recursion: the value may be deep)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if depth > MAX_ARGUMENT_DEPTH:
+            break
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
 def parse_final(text: str) -> tuple[dict[str, Any], str | None]:
     """``(arguments, error)`` for the complete argument text of a tool call.
 
     Empty text means no arguments (``{}``). When the text is not a JSON object even after repair,
-    the arguments are ``{}`` and ``error`` describes the failure and quotes the received text.
+    or nests deeper than :data:`MAX_ARGUMENT_DEPTH` levels, the arguments are ``{}`` and ``error``
+    describes the failure and quotes the received text (shortened).
     """
     if not text or not text.strip():
         return {}, None
+    quoted = text if len(text) <= 2000 else text[:2000] + "..."
     try:
         value = jiter.from_json(text.encode(), cache_mode="keys")
     except ValueError as first:
         try:
             value = json.loads(repair_json(text))
-        except ValueError:
-            return {}, f"Invalid JSON in tool call arguments ({first}); received: {text}"
+        except (ValueError, RecursionError):
+            return {}, f"Invalid JSON in tool call arguments ({first}); received: {quoted}"
     if not isinstance(value, dict):
         kind = type(value).__name__ if value is not None else "null"
-        return {}, f"Tool call arguments must be a JSON object, got {kind}; received: {text}"
+        return {}, f"Tool call arguments must be a JSON object, got {kind}; received: {quoted}"
+    if nesting_depth(value) > MAX_ARGUMENT_DEPTH:
+        return {}, f"Tool call arguments nest deeper than {MAX_ARGUMENT_DEPTH} levels; received: {quoted}"
     return value, None
 
 

@@ -8,6 +8,7 @@ import os
 import time
 from typing import Any
 
+from pi_host.config.settings import get_or_default
 from pi_host.lib.toolkit import LocalShell, Shell, agent_dir, setting
 from pi_host.loop.tools import OnUpdate, Tool, ToolContext, ToolError, ToolResult
 from pi_host.protocol import TextContent
@@ -62,7 +63,7 @@ class BashTool(Tool):
         shell_path = setting(ctx.settings, "shellPath")
         shell_path = str(shell_path) if shell_path else None
         env = build_env(ctx)
-        collector = OutputCollector()
+        collector = OutputCollector(max_log_bytes=log_cap(ctx.settings))
         last_update = [0.0]
 
         async def send_update() -> None:
@@ -103,7 +104,7 @@ class BashTool(Tool):
         finally:
             collector.close()
         wall = time.monotonic() - started
-        text, details = collector.display()
+        text, details = collector.display(_left_open_notice(result.output_left_open))
         shown = "" if collector.total_bytes == 0 else text
         if result.aborted:
             raise ToolError(_join(shown, "Command aborted"))
@@ -124,6 +125,8 @@ class BashTool(Tool):
         }
         if collector.full_output_path:
             structured["full_output_path"] = collector.full_output_path
+        if collector.log_capped:
+            structured["full_output_capped"] = True
         code = result.exit_code
         if code != 0:
             return ToolResult(
@@ -133,6 +136,26 @@ class BashTool(Tool):
                 is_error=True,
             )
         return ToolResult(content=[TextContent(text=text)], details=details, structured_content=structured)
+
+
+def _left_open_notice(pids: list[int] | None) -> list[str]:
+    if pids is None:
+        return []
+    who = f" (pid {', '.join(map(str, pids))})" if pids else ""
+    return [
+        f"The shell exited but a process that left its process group{who} kept the output open, "
+        "so reading stopped; it is still running. Redirect a detached process's output "
+        "(> file 2>&1) to return at once"
+    ]
+
+
+def log_cap(settings: Any) -> int:
+    """``shellOutputLogMaxBytes`` (0: no cap); a value that is not a byte count gives the default."""
+    settings = settings if isinstance(settings, dict) else {}
+    value = get_or_default(settings, "shellOutputLogMaxBytes")
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        value = get_or_default({}, "shellOutputLogMaxBytes")
+    return int(value)
 
 
 def _join(output: str, status: str) -> str:
@@ -160,8 +183,15 @@ def _check_timeout(value: Any) -> float | None:
 
 def build_env(ctx: ToolContext) -> dict[str, str]:
     """The process environment with ``<agent dir>/bin`` first on PATH and the session's
-    ``PI_*`` variables (inherited values are dropped so a nested pi does not leak its own)."""
+    ``PI_*`` variables (inherited values are dropped so a nested pi does not leak its own).
+
+    As in pi the providers' key variables are inherited, so a command that prints the environment
+    puts them in the session; ``shellScrubProviderKeys: true`` removes them."""
     env = dict(os.environ)
+    settings = ctx.settings if isinstance(ctx.settings, dict) else {}
+    if get_or_default(settings, "shellScrubProviderKeys") is True:
+        for name in ctx.provider_key_variables:
+            env.pop(name, None)
     for name in _SESSION_VARS:
         env.pop(name, None)
     bin_dir = os.path.join(agent_dir(ctx), "bin")

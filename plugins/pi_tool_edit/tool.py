@@ -95,6 +95,7 @@ class EditTool(FileTool):
         path = resolve_path(path_arg, ctx.cwd)
         async with file_mutation_lock(self.fs.lock_key(path)):
             signal.throw_if_aborted()
+            await self.refuse_special(path, f"Cannot edit {path_arg}")
             try:
                 await self.fs.check_access(path, write=True)
                 raw = await self.fs.read_bytes(path)

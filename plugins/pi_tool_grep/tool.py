@@ -20,6 +20,7 @@ from pi_host.lib.toolkit import (
     Searcher,
     agent_dir,
     format_size,
+    not_regular_text,
     resolve_path,
     truncate_head,
     truncate_line,
@@ -89,6 +90,9 @@ class GrepTool(FileTool):
             raise ToolError(f"Path not found: {path_arg}") from None
         except OSError as exc:
             raise ToolError(f"Cannot search {path_arg}: {exc}") from None
+        if info.kind == "other":
+            # ripgrep would read a FIFO given by name until a writer closes it (forever).
+            raise ToolError(f"Cannot search {path_arg}: {not_regular_text(info.special)}")
         is_dir = info.kind == "dir"
         argv = ["--no-config", "--json", "--line-number", "--color=never", "--hidden"]
         if args.get("ignoreCase"):

@@ -17,6 +17,7 @@ from pi_host.lib.toolkit import (
     detect_image_mime,
     format_size,
     head_from_sizes,
+    not_regular_text,
     os_error_text,
     prepare_image,
     read_path_candidates,
@@ -67,6 +68,14 @@ class ReadTool(FileTool):
         signal.throw_if_aborted()
         path_arg = str(args["path"])
         path = await self._locate(path_arg, ctx.cwd)
+        try:
+            return await self._read(path, path_arg, args, signal, ctx)
+        except OSError as exc:  # e.g. replaced by a FIFO since it was located
+            raise ToolError(f"Cannot read {path_arg}: {os_error_text(exc)}") from None
+
+    async def _read(
+        self, path: str, path_arg: str, args: dict[str, Any], signal: AbortSignal, ctx: ToolContext
+    ) -> ToolResult:
         head = await self.fs.read_bytes(path, 0, BINARY_SNIFF_BYTES)
         mime = detect_image_mime(head[:16])
         if mime is not None:
@@ -95,7 +104,7 @@ class ReadTool(FileTool):
                 raise ToolError(f"Cannot read {path_arg}: it is a directory (EISDIR); use ls to list it")
             if info.kind != "file":
                 # Devices and pipes could block forever or never end.
-                raise ToolError(f"Cannot read {path_arg}: not a regular file (a device, pipe or socket)")
+                raise ToolError(f"Cannot read {path_arg}: {not_regular_text(info.special)}")
             return candidate
         reason = os_error_text(first_error) if first_error else "not found"
         raise ToolError(f"Cannot read {path_arg}: {reason}")

@@ -48,6 +48,7 @@ class WriteTool(FileTool):
         # Take the lock before any await so parallel calls on one file keep request order.
         async with file_mutation_lock(self.fs.lock_key(path)):
             signal.throw_if_aborted()
+            await self.refuse_special(path, f"Cannot write {path_arg}")
             try:
                 await self.fs.make_dirs(os.path.dirname(path))
                 await self.fs.write_bytes(path, content.encode("utf-8"))

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
 from typing import Any
 
 from pi_host.loop.tools import ToolContext, ToolResult
@@ -39,3 +44,32 @@ async def run_error(tool: Any, args: dict[str, Any], cwd: str, **kwargs: Any) ->
 
 def gather(*coros: Any) -> Any:
     return asyncio.gather(*coros)
+
+
+def pi_cli(
+    *args: str,
+    script: list[dict[str, Any]],
+    cwd: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 20,
+) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Run the real ``pi`` command (``python -m pi_host``) with the scripted faux model; returns
+    the finished process and its wall time in seconds."""
+    full_env = {**os.environ, "PI_FAUX_SCRIPT": json.dumps(script), **(env or {})}
+    command = [sys.executable, "-m", "pi_host", "--model", "faux/faux-1", "--no-session", *args]
+    started = time.monotonic()
+    done = subprocess.run(
+        command, cwd=cwd, env=full_env, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+        timeout=timeout,
+    )  # fmt: skip
+    return done, time.monotonic() - started
+
+
+def tool_ends(stdout: str) -> list[dict[str, Any]]:
+    """The ``tool_execution_end`` events of a ``--mode json`` run, in order."""
+    events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    return [event for event in events if event.get("type") == "tool_execution_end"]
+
+
+def end_text(event: dict[str, Any]) -> str:
+    return "".join(block.get("text", "") for block in event["result"]["content"])

@@ -10,6 +10,9 @@ Public API (stable; documented in ``docs/tools.md``):
 * operations — the :class:`FileSystem`, :class:`Shell` and :class:`Searcher` interfaces that
   let the built-in tools run elsewhere, with the local defaults :class:`LocalFileSystem`,
   :class:`LocalShell`, :class:`LocalSearcher`;
+* special files — :func:`open_regular` refuses FIFOs, devices and sockets without blocking
+  (:class:`NotRegularFileError`, :func:`not_regular_text`, :func:`special_kind`);
+* processes — :func:`kill_process_group`, :func:`pipe_holders`;
 * images — :func:`detect_image_mime`, :func:`prepare_image`;
 * ignore rules and globs — :class:`IgnoreStack`, :func:`compile_glob`;
 * :func:`text_result` — a ``ToolResult`` with one text block;
@@ -49,11 +52,16 @@ _EXPORTS = {
     "Searcher": ".operations",
     "SearchResult": ".operations",
     "LocalFileSystem": ".operations",
-    "LocalShell": ".operations",
-    "LocalSearcher": ".operations",
-    "find_ripgrep": ".operations",
-    "default_shell": ".operations",
-    "kill_process_group": ".operations",
+    "LocalShell": ".local_shell",
+    "LocalSearcher": ".local_search",
+    "find_ripgrep": ".local_search",
+    "default_shell": ".local_shell",
+    "kill_process_group": ".processes",
+    "pipe_holders": ".processes",
+    "NotRegularFileError": ".regular",
+    "open_regular": ".regular",
+    "not_regular_text": ".regular",
+    "special_kind": ".regular",
     "detect_image_mime": ".images",
     "prepare_image": ".images",
     "PreparedImage": ".images",

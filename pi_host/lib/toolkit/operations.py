@@ -6,23 +6,20 @@ argument handling, truncation, notices, edit matching — and call only these me
 plugin that wants the same tools over SSH or inside a container implements the interface and
 passes it to the tool's factory (``pi_tool_read.create_tool(fs=...)``); nothing else changes.
 
-The ``Local*`` classes are the defaults: the machine pi-host runs on.
+The ``Local*`` classes are the defaults: the machine pi-host runs on (:class:`LocalShell` lives in
+``local_shell.py``, :class:`LocalSearcher` in ``local_search.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import os
-import shutil
-import signal as signals
 import stat as stat_module
-import sys
-import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from pi_host.lib.toolkit.regular import open_regular, special_kind
 from pi_host.protocol.abort import AbortSignal
 
 FileKind = Literal["file", "dir", "other"]
@@ -32,6 +29,8 @@ FileKind = Literal["file", "dir", "other"]
 class FileInfo:
     kind: FileKind
     size: int
+    special: str | None = None
+    """For ``other``: what it is (``a FIFO (named pipe)``, ``a character device``...), for messages."""
 
 
 @dataclass
@@ -48,6 +47,9 @@ class FileSystem(Protocol):
 
     Errors are raised as :class:`OSError` subclasses (``FileNotFoundError``,
     ``PermissionError``, ``NotADirectoryError``...) with ``errno`` set where known.
+    ``read_bytes``, ``iter_chunks`` and ``write_bytes`` should refuse FIFOs, devices and sockets
+    (:class:`~pi_host.lib.toolkit.NotRegularFileError`) without blocking: opening a FIFO waits
+    for its other end.
     """
 
     def lock_key(self, path: str) -> str:
@@ -90,6 +92,10 @@ class ExecResult:
     shell_exited_after: float | None = None
     """Seconds until the shell itself exited, when output kept coming after that (background
     processes holding the pipe)."""
+    output_left_open: list[int] | None = None
+    """Set when the shell and its whole process group had exited but processes that left the
+    group (``setsid ... &``) still held the output open, so reading stopped after a grace period:
+    their pids (empty when they cannot be found)."""
 
 
 @runtime_checkable
@@ -151,7 +157,8 @@ class LocalFileSystem:
 
     async def stat(self, path: str) -> FileInfo:
         result = await asyncio.to_thread(os.stat, path)
-        return FileInfo(kind=_kind(result.st_mode), size=result.st_size)
+        mode = result.st_mode
+        return FileInfo(kind=_kind(mode), size=result.st_size, special=special_kind(mode))
 
     async def check_access(self, path: str, write: bool = False) -> None:
         def check() -> None:
@@ -166,7 +173,7 @@ class LocalFileSystem:
 
     async def read_bytes(self, path: str, offset: int = 0, length: int = -1) -> bytes:
         def read() -> bytes:
-            with open(path, "rb") as handle:
+            with os.fdopen(open_regular(path, os.O_RDONLY), "rb") as handle:
                 if offset:
                     handle.seek(offset)
                 return handle.read(length)
@@ -174,7 +181,7 @@ class LocalFileSystem:
         return await asyncio.to_thread(read)
 
     async def iter_chunks(self, path: str, chunk_size: int = 1 << 20) -> AsyncIterator[bytes]:
-        handle = await asyncio.to_thread(open, path, "rb")
+        handle = await asyncio.to_thread(lambda: os.fdopen(open_regular(path, os.O_RDONLY), "rb"))
         try:
             while True:
                 chunk = await asyncio.to_thread(handle.read, chunk_size)
@@ -186,7 +193,10 @@ class LocalFileSystem:
 
     async def write_bytes(self, path: str, data: bytes) -> None:
         def write() -> None:
-            with open(path, "wb") as handle:
+            # Truncated only once it is known to be a regular file.
+            fd = open_regular(path, os.O_WRONLY | os.O_CREAT)
+            with os.fdopen(fd, "wb") as handle:
+                os.ftruncate(fd, 0)
                 handle.write(data)
 
         await asyncio.to_thread(write)
@@ -226,221 +236,3 @@ def _list_dir(path: str) -> list[DirEntry]:
                 link = False
             entries.append(DirEntry(entry.name, kind, link))
     return entries
-
-
-def default_shell() -> str:
-    """``/bin/bash``, else ``bash`` on PATH, else ``sh``."""
-    if os.path.exists("/bin/bash"):
-        return "/bin/bash"
-    return shutil.which("bash") or "sh"
-
-
-def kill_process_group(pid: int) -> None:
-    """SIGKILL the process group led by ``pid`` (falling back to the process alone)."""
-    try:
-        os.killpg(pid, signals.SIGKILL)
-    except OSError:
-        try:
-            os.kill(pid, signals.SIGKILL)
-        except OSError:
-            pass
-
-
-@dataclass
-class _RunState:
-    timed_out: bool = False
-    aborted: bool = False
-    killed: asyncio.Event = field(default_factory=asyncio.Event)
-
-
-class LocalShell:
-    """Runs commands on this machine, each in its own process group (session)."""
-
-    kill_grace_seconds = 2.0
-    """After a kill, how long to wait for the pipe to close (a process that escaped the group
-    could hold it open forever)."""
-
-    async def exec(
-        self,
-        command: str,
-        *,
-        cwd: str,
-        env: dict[str, str],
-        on_data: Callable[[bytes], Any],
-        signal: AbortSignal | None = None,
-        timeout: float | None = None,
-        shell: str | None = None,
-    ) -> ExecResult:
-        if not os.path.isdir(cwd):
-            raise FileNotFoundError(f"Working directory does not exist: {cwd}")
-        process = await asyncio.create_subprocess_exec(
-            shell or default_shell(),
-            "-c",
-            command,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            cwd=cwd,
-            env=env,
-            start_new_session=True,
-        )
-        started = time.monotonic()
-        state = _RunState()
-
-        def kill(reason: str) -> None:
-            setattr(state, reason, True)
-            kill_process_group(process.pid)
-            state.killed.set()
-
-        remove = signal.add_listener(lambda: kill("aborted")) if signal is not None else (lambda: None)
-        loop = asyncio.get_running_loop()
-        timer = loop.call_later(timeout, kill, "timed_out") if timeout else None
-        exited_at: list[float] = []
-
-        def note_exit() -> None:
-            # ``returncode`` is set as soon as the shell is reaped, even while background
-            # processes still hold the output pipe open.
-            if not exited_at and process.returncode is not None:
-                exited_at.append(time.monotonic())
-
-        assert process.stdout is not None
-        try:
-            await self._pump(process.stdout, on_data, state.killed, note_exit)
-            grace = self.kill_grace_seconds if state.killed.is_set() else None
-            try:
-                await asyncio.wait_for(process.wait(), grace)
-            except TimeoutError:
-                pass
-        finally:
-            if timer is not None:
-                timer.cancel()
-            remove()
-            if process.returncode is None:
-                kill_process_group(process.pid)
-        code = process.returncode
-        if code is not None and code < 0:
-            code = 128 - code
-        shell_exit = None
-        if exited_at and time.monotonic() - exited_at[0] > 0.5:
-            shell_exit = exited_at[0] - started
-        return ExecResult(
-            exit_code=code,
-            timed_out=state.timed_out,
-            aborted=state.aborted,
-            shell_exited_after=shell_exit,
-        )
-
-    async def _pump(
-        self,
-        stream: asyncio.StreamReader,
-        on_data: Callable[[bytes], Any],
-        killed: asyncio.Event,
-        tick: Callable[[], None],
-    ) -> None:
-        grace: float | None = None
-        while True:
-            tick()
-            if killed.is_set() and grace is None:
-                grace = time.monotonic() + self.kill_grace_seconds
-            try:
-                wait = None if grace is None else max(0.0, grace - time.monotonic())
-                chunk = await asyncio.wait_for(stream.read(65536), 0.25 if wait is None else wait)
-            except TimeoutError:
-                if grace is not None and time.monotonic() >= grace:
-                    return
-                continue
-            if not chunk:
-                return
-            result = on_data(chunk)
-            if inspect.isawaitable(result):
-                await result
-
-
-def find_ripgrep(agent_dir: str | None = None) -> str | None:
-    """The ``rg`` binary: ``<agent dir>/bin``, next to this Python (the ``ripgrep`` wheel puts it
-    there), then PATH. Never downloads."""
-    name = "rg.exe" if sys.platform == "win32" else "rg"
-    candidates = []
-    if agent_dir:
-        candidates.append(os.path.join(agent_dir, "bin", name))
-    candidates.append(os.path.join(os.path.dirname(sys.executable), name))
-    for candidate in candidates:
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
-    return shutil.which("rg")
-
-
-class LocalSearcher:
-    """ripgrep on this machine."""
-
-    def __init__(self, rg_path: str | None = None, agent_dir: str | None = None) -> None:
-        self.rg_path = rg_path
-        self.agent_dir = agent_dir
-
-    async def ripgrep(
-        self,
-        args: list[str],
-        *,
-        cwd: str,
-        on_line: Callable[[bytes], bool],
-        signal: AbortSignal | None = None,
-    ) -> SearchResult:
-        binary = self.rg_path or find_ripgrep(self.agent_dir)
-        if binary is None:
-            raise FileNotFoundError(
-                "ripgrep (rg) is not available: install the 'ripgrep' package or put rg on PATH"
-            )
-        process = await asyncio.create_subprocess_exec(
-            binary,
-            *args,
-            cwd=cwd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-        )
-        remove = (
-            signal.add_listener(lambda: kill_process_group(process.pid))
-            if signal is not None
-            else (lambda: None)
-        )
-        stopped = False
-        assert process.stdout is not None and process.stderr is not None
-        stderr_task = asyncio.ensure_future(process.stderr.read())
-        try:
-            while True:
-                try:
-                    line = await process.stdout.readuntil(b"\n")
-                except asyncio.IncompleteReadError as exc:
-                    line = exc.partial
-                    if line and not on_line(line):
-                        stopped = True
-                    break
-                except asyncio.LimitOverrunError:
-                    # A line longer than the stream buffer: read it in pieces.
-                    line = await _read_long_line(process.stdout)
-                if not on_line(line.rstrip(b"\n")):
-                    stopped = True
-                    break
-        finally:
-            remove()
-            if stopped or (signal is not None and signal.aborted):
-                kill_process_group(process.pid)
-            await process.wait()
-            stderr = (await stderr_task).decode("utf-8", errors="replace")
-        if signal is not None:
-            signal.throw_if_aborted()
-        return SearchResult(exit_code=process.returncode, stderr=stderr.strip(), stopped=stopped)
-
-
-async def _read_long_line(stream: asyncio.StreamReader) -> bytes:
-    parts = []
-    while True:
-        try:
-            parts.append(await stream.readuntil(b"\n"))
-            return b"".join(parts)
-        except asyncio.LimitOverrunError as exc:
-            parts.append(await stream.readexactly(exc.consumed))
-        except asyncio.IncompleteReadError as exc:
-            parts.append(exc.partial)
-            return b"".join(parts)

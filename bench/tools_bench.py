@@ -89,7 +89,9 @@ async def _child(kind: str, arg: str, extra: str) -> dict:
         def on_update(_partial):
             updates[0] += 1
 
-        result = await tool.execute("b", {"command": arg}, signal, on_update, ToolContext(cwd="/tmp"))
+        # the whole output logged (no shellOutputLogMaxBytes cap), as the figure has always measured
+        context = ToolContext(cwd="/tmp", settings={"shellOutputLogMaxBytes": 0})
+        result = await tool.execute("b", {"command": arg}, signal, on_update, context)
         info["updates"] = updates[0]
         info["chars"] = len(result.content[0].text)
         if result.details and result.details.get("fullOutputPath"):

@@ -68,6 +68,7 @@ _MODEL_FIELDS = (
     "samplingParams samplingParamsByThinkingLevel headers compat"
 ).split()
 _DATED = re.compile(r"-\d{8}$|-\d{4}-\d{2}-\d{2}$")
+_CREDENTIAL = re.compile(r"(?i)authorization|cookie|key|token|secret")
 
 
 class ModelNotFound(LookupError):
@@ -372,6 +373,39 @@ class ModelRegistry:
             if value:
                 return value
         return None
+
+    def secrets(self) -> list[str]:
+        """Every credential the catalog knows without running a command: runtime keys, auth.json
+        keys and OAuth tokens, models.json ``apiKey`` values and credential-looking header values,
+        and the providers' key variables in the environment. The provider layer redacts them from
+        error texts; a ``!command`` key is covered when it is the request's own key."""
+        from pi_host.config.credentials import resolve_config_value
+
+        def plain(value: Any, env: dict[str, str] | None = None) -> str | None:
+            if not isinstance(value, str) or value.startswith("!"):
+                return None  # commands run per request (reference §3.10), not for a list
+            return resolve_config_value(value, env)
+
+        stored = self.auth.read()  # once: this runs for every request
+        auth_env = {
+            provider: {str(k): str(v) for k, v in entry["env"].items()}
+            for provider, entry in stored.items()
+            if isinstance(entry, dict) and isinstance(entry.get("env"), dict)
+        }
+        found: list[str | None] = list(self.runtime_keys.values())
+        for provider, entry in stored.items():
+            if isinstance(entry, dict):
+                env = {**os.environ, **auth_env.get(provider, {})}
+                found += [plain(entry.get("key"), env), entry.get("access"), entry.get("refresh")]
+        for spec in self.custom.values():
+            found.append(plain(spec.get("apiKey")))
+            found += [plain(v) for k, v in (spec.get("headers") or {}).items() if _CREDENTIAL.search(k)]
+        for model in self._models:
+            found += [plain(v) for k, v in (model.headers or {}).items() if _CREDENTIAL.search(k)]
+        for info in self.providers.values():
+            extra = auth_env.get(info.id, {})
+            found += [extra.get(name) or os.environ.get(name) for name in info.env_keys]
+        return list(dict.fromkeys(v for v in found if isinstance(v, str) and v))
 
     def has_auth(self, provider: str) -> bool:
         return not self.needs_key(provider) or bool(self.get_api_key(provider))

@@ -2,11 +2,13 @@
 
 :func:`is_context_overflow` decides whether compaction could help; :func:`is_retryable_error`
 decides whether the session's auto-retry should try the same request again. An overflow is never
-retryable as-is.
+retryable as-is. A delay the server asked for is written into the error text by
+:func:`server_delay_note` and read back by :func:`server_retry_delay_ms`.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -138,10 +140,13 @@ _NEVER_RETRY = re.compile(
 )
 
 
-def is_retryable_error(message: Any, context_window: int | None = None) -> bool:
+def is_retryable_error(
+    message: Any, context_window: int | None = None, max_delay_ms: int | None = None
+) -> bool:
     """Whether the session's auto-retry should repeat the request (reference §3.8).
 
-    ``message`` is an assistant message (dict or model) or an error text.
+    ``message`` is an assistant message (dict or model) or an error text. Never when the server
+    asked for a delay the provider layer refused, or one over ``max_delay_ms`` (0/None: any).
     """
     if isinstance(message, str):
         text = message
@@ -153,4 +158,35 @@ def is_retryable_error(message: Any, context_window: int | None = None) -> bool:
         text = _get(message, "error_message", "errorMessage") or ""
     if not text or _NEVER_RETRY.search(text) or overflow_text(text):
         return False
+    found = _SERVER_DELAY.search(text)
+    if found is not None:
+        if found.group(2):
+            return False
+        if max_delay_ms and float(found.group(1)) * 1000 > max_delay_ms:
+            return False
     return bool(_TRANSIENT.search(text))
+
+
+_SERVER_DELAY = re.compile(r"the server asked to retry after (\d+(?:\.\d+)?)s(, longer than)?")
+
+
+def _seconds(ms: float) -> str:
+    tenths = math.ceil(ms / 100)  # rounded up to a tenth: waiting that long is enough
+    return str(tenths // 10) if tenths % 10 == 0 else f"{tenths / 10:.1f}"
+
+
+def server_delay_note(delay_ms: float, limit_ms: float | None = None) -> str:
+    """The words an error text gets when the server asked to wait ``delay_ms`` before retrying;
+    with ``limit_ms`` that was longer than allowed, and nothing will retry it."""
+    if limit_ms:
+        return (
+            f"(the server asked to retry after {_seconds(delay_ms)}s, longer than the "
+            f"{_seconds(limit_ms)}s limit of retry.provider.maxRetryDelayMs)"
+        )
+    return f"(the server asked to retry after {_seconds(delay_ms)}s)"
+
+
+def server_retry_delay_ms(text: str | None) -> float | None:
+    """The delay a :func:`server_delay_note` in ``text`` names, in ms (None: there is none)."""
+    found = _SERVER_DELAY.search(text or "")
+    return float(found.group(1)) * 1000 if found is not None else None

@@ -81,8 +81,12 @@ class StreamOptions:
     thinking_budgets: dict[str, int] | None = None
     retry: dict[str, Any] | None = None
     """Provider-level retries: pi's ``retry.provider`` settings (``maxRetries`` defaults to 0)."""
-    idle_timeout_ms: int | None = None
-    """No bytes for this long ends the stream (``httpIdleTimeoutMs``, default 300000)."""
+    idle_timeout_ms: int | str | None = None
+    """``httpIdleTimeoutMs``: the wait for the response headers, then for each piece of the body;
+    None is pi's default (300000), 0 or ``"disabled"`` waits forever."""
+    secrets: list[str] = field(default_factory=list)
+    """Every credential the catalog knows (other providers' keys too): the provider layer keeps
+    them, and ``api_key``, out of error texts, events and session entries."""
     client: Any = None
     """An ``httpx.AsyncClient`` to use instead of the shared one."""
     on_payload: Callable[[dict[str, Any]], Any] | None = None

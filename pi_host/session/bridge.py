@@ -15,24 +15,38 @@ from pi_host.loop.tools import ToolResult
 from pi_host.protocol import StreamOptions
 
 
+def provider_retry_settings(settings: dict[str, Any]) -> dict[str, Any] | None:
+    """``retry.provider``, with pi's legacy ``retry.maxDelayMs`` as its ``maxRetryDelayMs``."""
+    retry = settings.get("retry") if isinstance(settings.get("retry"), dict) else {}
+    provider = dict(retry["provider"]) if isinstance(retry.get("provider"), dict) else {}
+    if isinstance(retry.get("maxDelayMs"), int) and provider.get("maxRetryDelayMs") is None:
+        provider["maxRetryDelayMs"] = retry["maxDelayMs"]
+    return provider or None
+
+
 class PluginBridge:
     def __init__(self, session: Any) -> None:
         self.session = session
 
-    def stream_options(self) -> StreamOptions:
-        """Options of one request: the provider hooks are set only when a plugin listens (the
-        stream-event one sits on the per-chunk path)."""
-        session, host, ctx = self.session, self.session.host, self.session.ctx
-        settings = session.config.settings
-        model = session.model
-        provider_retry = (settings.get("retry") or {}).get("provider")
-        options = StreamOptions(
-            session_id=session.session_id,
-            thinking_level=session.thinking_level,
+    def transport_options(self) -> StreamOptions:
+        """What every request of this session shares, whoever sends it (the loop, a summary):
+        provider retries, timeouts, thinking budgets, and the secrets errors must not show."""
+        settings = self.session.config.settings
+        return StreamOptions(
             thinking_budgets=settings.get("thinkingBudgets"),
-            retry=provider_retry if isinstance(provider_retry, dict) else None,
-            idle_timeout_ms=settings.get("httpIdleTimeoutMs") or None,
+            retry=provider_retry_settings(settings),
+            idle_timeout_ms=settings.get("httpIdleTimeoutMs"),  # 0 and "disabled" are meaningful
+            secrets=self.secrets(),
         )
+
+    def stream_options(self) -> StreamOptions:
+        """Options of one turn's request: the transport options, and the provider hooks, set
+        only when a plugin listens (the stream-event one sits on the per-chunk path)."""
+        session, host, ctx = self.session, self.session.host, self.session.ctx
+        model = session.model
+        options = self.transport_options()
+        options.session_id = session.session_id
+        options.thinking_level = session.thinking_level
         if host.has("on_before_provider_request"):
 
             async def on_payload(payload: Any) -> Any:
@@ -61,6 +75,13 @@ class PluginBridge:
 
             options.on_stream_event = on_stream_event
         return options
+
+    def secrets(self) -> list[str]:
+        """Every key the catalog knows, and ``--api-key``: the provider layer redacts them."""
+        registry = getattr(self.session, "registry", None)
+        known = list(registry.secrets()) if hasattr(registry, "secrets") else []
+        runtime = getattr(self.session.config, "api_key", None)
+        return [runtime, *known] if runtime else known
 
     def api_key(self, provider: str) -> str | None:
         return self.session.config.api_key or self.session.registry.get_api_key(provider)

@@ -4,6 +4,9 @@ When a run ends with an assistant error that looks transient (overloaded, rate l
 connection reset...) and is not a context overflow, the session waits ``base × 2^(n-1)`` ms (capped),
 hides the failed answer from the model with a ``context_edit`` entry (it stays in the file) and
 re-sends the context. ``auto_retry_start`` / ``auto_retry_end`` events report it.
+
+A delay the server asked for (``Retry-After``, named in the error text) is waited out; one beyond
+``retry.maxAgentDelayMs``, or refused by the provider layer, is not retried at all.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import Any
 
 from pi_host.loop import events
 from pi_host.protocol.abort import AbortError, AbortSignal, race
-from pi_host.protocol.failures import is_retryable_error
+from pi_host.protocol.failures import is_retryable_error, server_retry_delay_ms
 
 
 class AutoRetry:
@@ -34,11 +37,17 @@ class AutoRetry:
     def max_attempts(self) -> int:
         return int(self._settings().get("maxRetries", 3))
 
-    def delay_ms(self, attempt: int) -> int:
-        settings = self._settings()
-        base = int(settings.get("baseDelayMs", 2000))
-        cap = int(settings.get("maxAgentDelayMs", 60000))
-        return min(base * 2 ** (attempt - 1), cap) if cap > 0 else base * 2 ** (attempt - 1)
+    @property
+    def max_delay_ms(self) -> int:
+        return int(self._settings().get("maxAgentDelayMs", 60000))
+
+    def delay_ms(self, attempt: int, error_text: str | None = None) -> int:
+        """``base × 2^(attempt-1)`` capped, or the server's delay when longer."""
+        base = int(self._settings().get("baseDelayMs", 2000))
+        cap = self.max_delay_ms
+        delay = min(base * 2 ** (attempt - 1), cap) if cap > 0 else base * 2 ** (attempt - 1)
+        server = server_retry_delay_ms(error_text)
+        return max(delay, int(server)) if server is not None else delay
 
     def decide(self, final: Any) -> bool:
         """Called at ``agent_end``: will this run be retried?"""
@@ -48,7 +57,7 @@ class AutoRetry:
             final is not None
             and self.enabled
             and self.attempt < self.max_attempts
-            and is_retryable_error(final, window)
+            and is_retryable_error(final, window, self.max_delay_ms)
         )
         return self.pending
 
@@ -56,7 +65,7 @@ class AutoRetry:
         """Hide the failed answer, wait, and report whether the retry should run."""
         self.pending = False
         self.attempt += 1
-        delay = self.delay_ms(self.attempt)
+        delay = self.delay_ms(self.attempt, final.error_message)
         await self.session.emit_event(
             events.auto_retry_start(self.attempt, self.max_attempts, delay, final.error_message or "")
         )

@@ -62,7 +62,7 @@ def _block_start(builder: MessageBuilder, event: dict[str, Any], context: Any, o
 
 
 def stream(model: Any, context: Any, options: Any):
-    builder = MessageBuilder(model)
+    builder = MessageBuilder(model, options=options)
     return guard(builder, _run(builder, model, context, options), options.signal)
 
 

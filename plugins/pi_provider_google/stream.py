@@ -171,7 +171,7 @@ def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any]
 
 
 def stream_google(model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
-    builder = MessageBuilder(model, api=API)
+    builder = MessageBuilder(model, api=API, options=options)
     return guard(builder, _events(builder, model, context, options), options.signal)
 
 

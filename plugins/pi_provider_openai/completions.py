@@ -24,7 +24,7 @@ API = "openai-completions"
 
 
 def stream_completions(model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
-    builder = MessageBuilder(model, api=API)
+    builder = MessageBuilder(model, api=API, options=options)
     return guard(builder, _events(builder, model, context, options), options.signal)
 
 

@@ -15,7 +15,7 @@ API = "openai-responses"
 
 
 def stream_responses(model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
-    builder = MessageBuilder(model, api=API)
+    builder = MessageBuilder(model, api=API, options=options)
     return guard(builder, _events(builder, model, context, options), options.signal)
 
 

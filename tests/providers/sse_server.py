@@ -12,6 +12,9 @@ A reply's ``parts`` is a list of:
 * ``DROP``        close the socket abruptly (mid-body: the client sees an incomplete message)
 * ``STALL``       stop sending but keep the connection open until the server stops
 
+A reply's ``before`` (a pause in seconds, or ``STALL``) comes before the status line: a server
+that accepts the request and never answers. :meth:`Reply.redirect` answers with a ``Location``.
+
 Fixture files (``fixtures/*.sse``) are raw SSE text; :meth:`Reply.from_fixture` cuts them into
 chunks of ``chunk_size`` bytes, deliberately ignoring UTF-8 and event boundaries.
 """
@@ -40,6 +43,8 @@ class Reply:
     headers: dict[str, str] = field(default_factory=lambda: {"content-type": "text/event-stream"})
     parts: list[Any] = field(default_factory=list)
     chunked: bool = True
+    before: Any = None
+    """A pause (seconds) or ``STALL`` before the status line is sent."""
 
     @classmethod
     def sse(cls, data: bytes | str, chunk_size: int | None = None, **kwargs: Any) -> Reply:
@@ -64,6 +69,10 @@ class Reply:
             parts=[raw] if raw else [],
             chunked=False,
         )
+
+    @classmethod
+    def redirect(cls, location: str, status: int = 307) -> Reply:
+        return cls(status=status, headers={"location": location}, parts=[], chunked=False)
 
 
 def sse_events(events: list[tuple[str | None, Any]]) -> str:
@@ -116,6 +125,11 @@ class _Handler(socketserver.BaseRequestHandler):
                 return
 
     def _send(self, sock: socket.socket, reply: Reply) -> bool:
+        if reply.before is STALL:
+            self.server.owner.stopping.wait()
+            return False
+        if isinstance(reply.before, (int, float)):
+            time.sleep(reply.before)
         head = [f"HTTP/1.1 {reply.status} X"]
         head += [f"{k}: {v}" for k, v in reply.headers.items()]
         if reply.chunked:

@@ -44,15 +44,14 @@ async def _request_once(session: Any, model: Any, system_prompt: str, prompt: st
 
     messages = [SystemMessage(content=system_prompt), UserMessage(content=[TextContent(text=prompt)])]
     level = getattr(session, "thinking_level", None) or "off"
-    options = StreamOptions(
-        signal=signal,
-        api_key=getattr(session.config, "api_key", None) or session.registry.get_api_key(model.provider),
-        max_tokens=clamp_max_tokens(model, messages),
-        thinking_level=level if getattr(model, "reasoning", False) and level != "off" else None,
-        session_id=str(uuid.uuid4()),
-        cache_retention="none",
-        thinking_budgets=session.config.settings.get("thinkingBudgets"),
-    )
+    bridge = getattr(session, "bridge", None)  # the session's retries, timeouts and secrets
+    options = bridge.transport_options() if bridge is not None else StreamOptions()
+    options.signal = signal
+    options.api_key = getattr(session.config, "api_key", None) or session.registry.get_api_key(model.provider)
+    options.max_tokens = clamp_max_tokens(model, messages)
+    options.thinking_level = level if getattr(model, "reasoning", False) and level != "off" else None
+    options.session_id = str(uuid.uuid4())
+    options.cache_retention = "none"
     stream = session.registry.stream_fn(model)(model, LlmContext(messages=messages, tools=[]), options)
 
     async def consume() -> Any:

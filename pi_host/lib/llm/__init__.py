@@ -5,8 +5,10 @@ Modules, each with one purpose:
 * :mod:`pi_host.lib.llm.builder`      ``MessageBuilder`` grows the partial message and makes events;
                                   ``guard`` turns failures and aborts into a terminal ``error``.
 * :mod:`pi_host.lib.llm.partial_json` tool-call arguments: jiter partial parse, strict final parse.
-* :mod:`pi_host.lib.llm.http`         shared httpx client, ``open_sse`` with retries, error text,
-                                  ``request_headers`` and the ``stream_event_hook`` bridge.
+* :mod:`pi_host.lib.llm.http`         shared httpx client, ``open_sse`` with retries, redirects and
+                                  timeouts, ``request_headers`` and the ``stream_event_hook`` bridge.
+* :mod:`pi_host.lib.llm.errors`       one line per failure (``ProviderHTTPError``, ``ProviderTimeout``).
+* :mod:`pi_host.lib.llm.redact`       keys and token-shaped strings out of error texts (``Redactor``).
 * :mod:`pi_host.lib.llm.sse`          a fast server-sent-events reader (``SSEResponse.batches()``).
 * :mod:`pi_host.config.credentials`  config values (``!cmd``, ``$VAR``) and ``auth.json``.
 * :mod:`pi_host.lib.llm.transform`    the cross-model transform (reference §3.7), id normalisation,

@@ -22,7 +22,10 @@ current by :class:`~pi_host.lib.llm.partial_json.PartialObject` (jiter partial p
 path for deltas that only extend the string being streamed).
 
 :func:`guard` wraps an adapter's event generator so that nothing escapes as an exception: errors,
-aborts and idle timeouts become one terminal ``error`` event carrying what streamed so far.
+aborts and idle timeouts become one terminal ``error`` event carrying what streamed so far. The
+error text passes the builder's :class:`~pi_host.lib.llm.redact.Redactor` (the request's key and
+``StreamOptions.secrets``, given as ``MessageBuilder(model, options=options)``), so no key reaches
+events, the session file or stderr.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from collections.abc import AsyncIterator, Hashable
 from typing import Any
 
 from pi_host.lib.llm.partial_json import PartialObject, parse_final
+from pi_host.lib.llm.redact import PATTERNS_ONLY, Redactor
 from pi_host.lib.llm.usage import finalize_usage
 from pi_host.protocol import (
     AssistantMessage,
@@ -104,8 +108,12 @@ class _Open:
 class MessageBuilder:
     """Builds one :class:`AssistantMessage` and the events that describe its growth."""
 
-    def __init__(self, model: Any, *, api: str | None = None, provider: str | None = None) -> None:
+    def __init__(
+        self, model: Any, *, api: str | None = None, provider: str | None = None, options: Any = None
+    ) -> None:
         self.model = model
+        self.redact: Redactor = PATTERNS_ONLY if options is None else Redactor.from_options(options)
+        """Applied to every error text (``options``: the request's ``StreamOptions``)."""
         self.message = AssistantMessage(
             api=api or getattr(model, "api", ""),
             provider=provider or getattr(model, "provider", ""),
@@ -350,7 +358,7 @@ class MessageBuilder:
         self._open.clear()
         message = self.message
         message.stop_reason = "aborted" if aborted else "error"
-        message.error_message = error_message
+        message.error_message = self.redact(error_message)
         finalize_usage(self.model, message.usage)
         self._stamp()
         return ErrorEvent(reason="aborted" if aborted else "error", error=message)
@@ -359,11 +367,11 @@ class MessageBuilder:
 # --- guarding an adapter ----------------------------------------------------------------------
 
 
-def describe_error(exc: BaseException) -> str:
+def describe_error(exc: BaseException, redact: Redactor = PATTERNS_ONLY) -> str:
     """One line for an exception raised while streaming."""
-    from pi_host.lib.llm.http import describe_transport_error
+    from pi_host.lib.llm.errors import describe_transport_error
 
-    return describe_transport_error(exc)
+    return describe_transport_error(exc, redact)
 
 
 def guard(
@@ -377,15 +385,28 @@ def guard(
 
     On abort the task running the stream is cancelled *while it waits inside the adapter* (an
     HTTP read, a retry sleep; the generator's ``ag_running`` tells), so the response is closed at
-    once; while the consumer holds an event the abort is noticed at the next step instead. The
-    adapter closes its response in ``finally`` (``async with``), so outside cancellation (the
-    agent loop cancels its task too) is safe as well. ``aborted_message`` is the error text of an
-    aborted stream.
+    once; while the consumer holds an event the abort is noticed at the next step instead.
+    ``aborted_message`` is the error text of an aborted stream.
+
+    ``inner`` is closed *before* the terminal event is handed on: a consumer that stops at
+    ``done`` / ``error`` (the agent loop does) leaves nothing open behind it. Otherwise the
+    adapter's generators, suspended inside their ``async with`` around the response, would be
+    closed later by the event loop's finaliser, concurrently with one another (pytest and the
+    CLI printed "aclose(): asynchronous generator is already running" for that).
     """
     me: list[Any] = []
     generator = _guard(builder, inner, signal, me, aborted_message)
     me.append(generator)
     return generator
+
+
+async def _close(inner: Any) -> None:
+    closer = getattr(inner, "aclose", None)
+    if closer is not None:
+        try:
+            await closer()
+        except Exception:  # noqa: BLE001 - closing must not mask the terminal event
+            pass
 
 
 async def _guard(
@@ -408,41 +429,48 @@ async def _guard(
     # Registering on an aborted signal would call on_abort right here, cancelling ourselves.
     remove = signal.add_listener(on_abort) if watching and not signal.aborted else None  # type: ignore[union-attr]
     done_cls, error_cls = DoneEvent, ErrorEvent
+    tail: list[Any] = []  # the terminal event(s), handed on once inner is closed
     try:
         try:
             if watching and signal.aborted:  # type: ignore[union-attr]
                 raise AbortError()
             async for event in inner:
-                yield event
                 cls = event.__class__
                 if cls is done_cls or cls is error_cls:
-                    return
+                    tail.append(event)
+                    break
+                yield event
                 if watching and signal.aborted:  # type: ignore[union-attr]
                     raise AbortError()
-            if not builder.finished:
-                if not builder.started:
-                    yield builder.start()
-                yield builder.fail("Provider stream ended unexpectedly without a final event")
+            else:
+                if not builder.finished:
+                    if not builder.started:
+                        tail.append(builder.start())
+                    tail.append(builder.fail("Provider stream ended unexpectedly without a final event"))
         except asyncio.CancelledError:
             if not (watching and signal.aborted):  # type: ignore[union-attr]
                 raise  # someone else's cancellation: let it through
             if ours and task is not None:
                 task.uncancel()
             if not builder.finished:
-                yield builder.fail(aborted_message, aborted=True)
+                tail.append(builder.fail(aborted_message, aborted=True))
         except AbortError:
             if not builder.finished:
-                yield builder.fail(aborted_message, aborted=True)
+                tail.append(builder.fail(aborted_message, aborted=True))
         except Exception as exc:  # the stream contract: failures are events, never raises
             if not builder.finished:
-                aborted = watching and signal.aborted  # type: ignore[union-attr]
-                yield builder.fail(aborted_message if aborted else describe_error(exc), aborted=bool(aborted))
+                aborted = bool(watching and signal.aborted)  # type: ignore[union-attr]
+                text = aborted_message if aborted else describe_error(exc, builder.redact)
+                tail.append(builder.fail(text, aborted=aborted))
+        # Stop listening first: an abort now must not cancel the closing below.
+        if remove is not None:
+            remove()
+            remove = None
+        await _close(inner)
     finally:
         if remove is not None:
             remove()
-        closer = getattr(inner, "aclose", None)
-        if closer is not None:
-            try:
-                await closer()
-            except BaseException:  # noqa: BLE001 - closing must not mask the terminal event
-                pass
+        # Only when the consumer left early (GeneratorExit) is inner still open here.
+        await _close(inner)
+    for event in tail:
+        yield event

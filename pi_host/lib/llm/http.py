@@ -1,22 +1,32 @@
-"""HTTP for provider adapters: clients, SSE requests, provider-level retries, error text.
+"""HTTP for provider adapters: clients, SSE requests, provider-level retries, redirects, timeouts.
 
 :func:`open_sse` sends one streaming request and yields an :class:`SSEResponse` whose
-``events()`` iterates the server-sent events (httpx-sse). Before any event is read it retries
+``batches()`` / ``events()`` iterate the server-sent events. Before any event is read it retries
 429 / 5xx / overloaded answers and connection failures with exponential backoff, honouring
-``Retry-After`` / ``retry-after-ms``; a non-2xx answer that is not retried raises
-:class:`ProviderHTTPError` whose message is one clear line built from the body.
+``Retry-After`` / ``retry-after-ms`` up to ``retry.provider.maxRetryDelayMs``; a non-2xx answer
+that is not retried raises :class:`ProviderHTTPError` whose message is one clear line built from
+the body (:mod:`pi_host.lib.llm.errors`), credentials redacted (:mod:`pi_host.lib.llm.redact`).
+A longer requested delay is refused at once, and the error text says so in words the session's
+auto-retry reads (:func:`pi_host.protocol.failures.server_delay_note`).
 
-The idle timeout is httpx's *read* timeout: no bytes for that long ends the stream with
-:class:`httpx.ReadTimeout` (zero per-event cost). Abort is handled by
+Redirects are followed here, not by httpx: httpx drops only ``Authorization`` on a cross-origin
+redirect and would send ``x-api-key`` / ``x-goog-api-key`` (and the conversation) to the other
+server. Same-origin redirects (and an ``http`` → ``https`` upgrade of the same host) are
+followed with every header; a redirect to another origin is refused with one line.
+
+Timeouts (``httpIdleTimeoutMs``, bounded by ``retry.provider.timeoutMs`` when set) are httpx's
+*read* timeout: first while waiting for the response headers, then between body bytes (zero
+per-event cost). Each ends in a :class:`ProviderTimeout` that says which wait ran out and how
+long it was; 0 or ``"disabled"`` waits forever. Abort is handled by
 :func:`pi_host.lib.llm.builder.guard`, which cancels the waiting read; ``open_sse`` closes the
-response in ``finally``, so cancellation anywhere is safe.
+readers it handed out and then the response in ``finally``, so cancellation anywhere is safe.
 
 Options read from :class:`pi_host.protocol.StreamOptions` (all optional): ``retry`` (pi's
-``retry.provider`` settings; provider-level retries default to 0), ``idle_timeout_ms`` (default
-300000), ``client`` (an ``httpx.AsyncClient`` instead of the shared one) and the hook bridges:
-``on_headers`` and ``on_payload`` through :func:`run_request_hooks` (the adapter calls it before
-:func:`open_sse`), ``on_response`` inside :func:`open_sse`, ``on_stream_event`` through
-:func:`stream_event_hook`.
+``retry.provider`` settings; provider-level retries default to 0), ``idle_timeout_ms``,
+``api_key`` and ``secrets`` (redacted from error texts), ``client`` (an ``httpx.AsyncClient``
+instead of the shared one) and the hook bridges: ``on_headers`` and ``on_payload`` through
+:func:`run_request_hooks` (the adapter calls it before :func:`open_sse`), ``on_response`` inside
+:func:`open_sse`, ``on_stream_event`` through :func:`stream_event_hook`.
 """
 
 from __future__ import annotations
@@ -25,34 +35,49 @@ import asyncio
 import email.utils
 import inspect
 import json
+import math
 import random
 import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from contextlib import aclosing, asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 from httpx_sse import EventSource, ServerSentEvent
 
+from pi_host.lib.llm.errors import (
+    ProviderHTTPError,
+    ProviderTimeout,
+    describe_transport_error,
+    error_text_from_body,
+)
+from pi_host.lib.llm.hooks import apply_payload_hook, run_request_hooks, stream_event_hook
+from pi_host.lib.llm.redact import PATTERNS_ONLY, Redactor, header_secrets
 from pi_host.protocol.abort import race
+from pi_host.protocol.failures import server_delay_note
+
+__all__ = [
+    "ProviderHTTPError",
+    "apply_payload_hook",
+    "ProviderTimeout",
+    "RetryPolicy",
+    "SSEResponse",
+    "create_client",
+    "describe_transport_error",
+    "error_text_from_body",
+    "open_sse",
+    "request_headers",
+    "run_request_hooks",
+    "shared_client",
+    "stream_event_hook",
+]
 
 DEFAULT_IDLE_TIMEOUT_MS = 300_000
 DEFAULT_CONNECT_TIMEOUT_S = 30.0
+MAX_REDIRECTS = 5
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
-
-
-class ProviderHTTPError(Exception):
-    """A non-success HTTP answer, already turned into one readable line."""
-
-    def __init__(
-        self, status: int, message: str, body: str = "", headers: dict[str, str] | None = None
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.body = body
-        self.headers = headers or {}
 
 
 @dataclass
@@ -68,8 +93,12 @@ class RetryPolicy:
         return cls(
             max_retries=int(raw.get("maxRetries", 0) or 0),
             base_delay_ms=int(raw.get("baseDelayMs", 1000) or 0),
-            max_retry_delay_ms=int(raw.get("maxRetryDelayMs", 60_000) or 0),
+            max_retry_delay_ms=int(60_000 if raw.get("maxRetryDelayMs") is None else raw["maxRetryDelayMs"]),
         )
+
+    def refuses(self, delay_ms: float | None) -> bool:
+        """Whether a server-requested delay is longer than this policy may wait."""
+        return delay_ms is not None and bool(self.max_retry_delay_ms) and delay_ms > self.max_retry_delay_ms
 
     def backoff_ms(self, attempt: int) -> float:
         """Delay before retry ``attempt`` (1-based): base × 2^(attempt-1), with a little jitter."""
@@ -105,13 +134,42 @@ def shared_client() -> httpx.AsyncClient:
     return client
 
 
-def idle_timeout_s(options: Any) -> float:
-    value = (
-        getattr(options, "idle_timeout_ms", None)
-        or (getattr(options, "retry", None) or {}).get("timeoutMs")
-        or DEFAULT_IDLE_TIMEOUT_MS
-    )
-    return float(value) / 1000
+def timeout_setting_ms(value: Any) -> int | None:
+    """A timeout setting as pi reads ``httpIdleTimeoutMs``: ms (a number, or a numeric string);
+    ``0`` or ``"disabled"`` turn it off (both give 0); anything else is None (the default)."""
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text == "disabled":
+            return 0
+        try:
+            value = float(text)
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return int(value) if math.isfinite(value) and value >= 0 else None
+
+
+def idle_timeout(options: Any) -> tuple[float | None, str]:
+    """``(seconds, setting)``: how long to wait for the response headers and then for each piece
+    of the body (None: forever), and the setting that decided it. ``httpIdleTimeoutMs`` (None:
+    300000, 0: off) and ``retry.provider.timeoutMs`` both bound it, as in pi."""
+    idle = timeout_setting_ms(getattr(options, "idle_timeout_ms", None))
+    limits: list[tuple[int, str]] = []
+    idle = DEFAULT_IDLE_TIMEOUT_MS if idle is None else idle
+    if idle > 0:
+        limits.append((idle, "httpIdleTimeoutMs"))
+    provider = timeout_setting_ms((getattr(options, "retry", None) or {}).get("timeoutMs"))
+    if provider:
+        limits.append((provider, "retry.provider.timeoutMs"))
+    if not limits:
+        return None, "httpIdleTimeoutMs"
+    ms, setting = min(limits)
+    return ms / 1000, setting
+
+
+def idle_timeout_s(options: Any) -> float | None:
+    return idle_timeout(options)[0]
 
 
 def request_headers(model: Any, options: Any, base: dict[str, str] | None = None) -> dict[str, str]:
@@ -138,57 +196,7 @@ def request_headers(model: Any, options: Any, base: dict[str, str] | None = None
     return headers
 
 
-# --- error text ---------------------------------------------------------------------------------
-
-
-def error_text_from_body(status: int, body: str, reason: str = "") -> str:
-    """``"<status> <type>: <message>"`` from a JSON error body, else the body or the reason."""
-    text = body.strip()
-    if not text:
-        return f"{status} status code (no body)"
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
-    if isinstance(data, list) and data and isinstance(data[0], dict):
-        data = data[0]  # Google sometimes wraps the error in a list
-    if isinstance(data, dict):
-        err = data.get("error", data)
-        if isinstance(err, dict):
-            message = err.get("message") or err.get("msg") or err.get("detail")
-            kind = err.get("type") or err.get("code") or err.get("status")
-            if message:
-                return f"{status} {kind}: {message}" if kind else f"{status} {message}"
-        elif isinstance(err, str):
-            return f"{status} {err}"
-        if isinstance(data.get("message"), str):
-            return f"{status} {data['message']}"
-        if isinstance(data.get("detail"), str):
-            return f"{status} {data['detail']}"
-    one_line = " ".join(text.split())
-    if len(one_line) > 500:
-        one_line = one_line[:500] + "…"
-    return f"{status} {one_line}"
-
-
-def describe_transport_error(exc: BaseException) -> str:
-    """One line for a failure while connecting or streaming."""
-    if isinstance(exc, ProviderHTTPError):
-        return str(exc)
-    if isinstance(exc, httpx.ReadTimeout):
-        return "Request timed out: no data received from the provider (idle timeout)"
-    if isinstance(exc, httpx.TimeoutException):
-        return f"Request timed out: {exc or type(exc).__name__}"
-    if isinstance(exc, httpx.ConnectError):
-        return f"Connection error: {exc or 'could not connect'}"
-    if isinstance(exc, httpx.RemoteProtocolError):
-        return f"Connection lost: {exc}"
-    if isinstance(exc, (httpx.ReadError, httpx.WriteError, httpx.NetworkError)):
-        return f"Network error: {exc or type(exc).__name__}"
-    if isinstance(exc, ValueError) and "JSON" in type(exc).__name__ + str(exc):
-        return f"Malformed stream data: {exc}"
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+# --- retries ------------------------------------------------------------------------------------
 
 
 def _retry_after_ms(headers: httpx.Headers) -> float | None:
@@ -218,52 +226,18 @@ def is_retryable_status(status: int, body: str = "") -> bool:
     return "overloaded" in body.lower()
 
 
-# --- requests -----------------------------------------------------------------------------------
-
-
-async def apply_payload_hook(options: Any, body: dict[str, Any]) -> dict[str, Any]:
-    """Run ``options.on_payload`` (sync or async); a non-None return replaces the body."""
-    hook = getattr(options, "on_payload", None)
-    if hook is None:
-        return body
-    result = hook(body)
-    if inspect.isawaitable(result):
-        result = await result
-    return body if result is None else result
-
-
-async def run_request_hooks(options: Any, body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
-    """The hooks of one request, in pi's order: ``options.on_headers`` changes ``headers`` in
-    place (a value set to None drops that header), then ``options.on_payload`` may replace the
-    body, which is returned. Call it once per request, before :func:`open_sse`."""
-    on_headers = getattr(options, "on_headers", None)
-    if on_headers is not None:
-        result = on_headers(headers)
-        if inspect.isawaitable(result):
-            await result
-    return await apply_payload_hook(options, body)
-
-
-def stream_event_hook(options: Any) -> Callable[[Any], Awaitable[None]] | None:
-    """``options.on_stream_event`` (the ``provider_stream_event`` bridge) as an awaitable
-    ``emit(data)`` for the adapter to call with each decoded stream chunk, or None when nobody
-    listens (adapters then skip the call: it sits on the per-delta path)."""
-    callback = getattr(options, "on_stream_event", None)
-    if callback is None:
-        return None
-
-    async def emit(data: Any) -> None:
-        result = callback(data)
-        if inspect.isawaitable(result):
-            await result
-
-    return emit
+# --- requests (the hook helpers live in pi_host.lib.llm.hooks: no httpx there) -------------------------------------------------------------------------------
 
 
 @dataclass
 class SSEResponse:
     response: httpx.Response
     attempts: int = 1
+    idle_s: float | None = None
+    """The idle timeout in force (for the error text when it runs out)."""
+    timeout_setting: str = "httpIdleTimeoutMs"
+    redact: Redactor = PATTERNS_ONLY
+    _readers: list[Any] = field(default_factory=list, repr=False)
 
     @property
     def status(self) -> int:
@@ -275,23 +249,128 @@ class SSEResponse:
 
     def events(self) -> AsyncIterator[ServerSentEvent]:
         """The server-sent events (comments and keep-alives are skipped by httpx-sse)."""
-        return EventSource(self.response).aiter_sse()
+        return self._reader(self._events())
 
-    async def batches(self) -> AsyncIterator[list[tuple[bytes, bytes]]]:
+    def batches(self) -> AsyncIterator[list[tuple[bytes, bytes]]]:
         """Faster than :meth:`events`: lists of ``(event_name, data_bytes)``, one per network
         read (:func:`pi_host.lib.llm.sse.iter_batches`). A 2xx answer that is not an event stream
         raises :class:`ProviderHTTPError` with its body."""
+        return self._reader(self._batches())
+
+    def _reader(self, reader: Any) -> Any:
+        # Closed by open_sse before the response, even when the adapter broke out of its loop.
+        self._readers.append(reader)
+        return reader
+
+    def _idle(self, exc: BaseException) -> BaseException:
+        if isinstance(exc, httpx.ReadTimeout) and self.idle_s is not None:
+            return ProviderTimeout("stream", self.idle_s, self.timeout_setting)
+        return exc
+
+    async def _events(self) -> AsyncIterator[ServerSentEvent]:
+        async with aclosing(EventSource(self.response).aiter_sse()) as events:
+            try:
+                async for event in events:
+                    yield event
+            except httpx.ReadTimeout as exc:
+                raise self._idle(exc) from None
+
+    async def _batches(self) -> AsyncIterator[list[tuple[bytes, bytes]]]:
         from pi_host.lib.llm.sse import iter_batches
 
         content_type = self.response.headers.get("content-type", "")
         if content_type and "text/event-stream" not in content_type:
             raw = (await self.response.aread()).decode("utf-8", "replace")
-            detail = error_text_from_body(self.status, raw)
+            detail = error_text_from_body(self.status, raw, redact=self.redact)
             raise ProviderHTTPError(
-                self.status, f"Expected a server-sent event stream, got {content_type}: {detail}", raw
+                self.status,
+                f"Expected a server-sent event stream, got {content_type}: {detail}",
+                self.redact(raw),
             )
-        async for batch in iter_batches(self.response):
-            yield batch
+        async with aclosing(iter_batches(self.response)) as batches:
+            try:
+                async for batch in batches:
+                    yield batch
+            except httpx.ReadTimeout as exc:
+                raise self._idle(exc) from None
+
+    async def aclose(self) -> None:
+        """Close the readers handed out (innermost generators first), then the response."""
+        for reader in reversed(self._readers):
+            if not reader.ag_running:
+                await reader.aclose()
+        await self.response.aclose()
+
+
+def _origin(url: httpx.URL) -> str:
+    port = url.port
+    return f"{url.scheme}://{url.host}" + (f":{port}" if port else "")
+
+
+def _same_origin(url: httpx.URL, target: httpx.URL) -> bool:
+    """The same scheme, host and port, or an upgrade of ``http`` to ``https`` on the same host."""
+    defaults = {"http": 80, "https": 443}
+    here = url.port or defaults.get(url.scheme)
+    there = target.port or defaults.get(target.scheme)
+    if url.host != target.host:
+        return False
+    if url.scheme == target.scheme:
+        return here == there
+    return (url.scheme, here, target.scheme, there) == ("http", 80, "https", 443)
+
+
+async def _send(client: httpx.AsyncClient, request: httpx.Request, redact: Redactor) -> httpx.Response:
+    """Send ``request``, following same-origin redirects (every header kept) and refusing any
+    other: credentials, and the conversation in the body, stay with the configured server."""
+    response = await client.send(request, stream=True, follow_redirects=False)
+    hops = 0
+    while response.has_redirect_location and response.next_request is not None:
+        target = response.next_request
+        status = response.status_code
+        await response.aclose()
+        if not _same_origin(request.url, target.url):
+            raise ProviderHTTPError(
+                status,
+                redact(
+                    f"{status} redirect refused: {_origin(request.url)} sent the request on to "
+                    f"{_origin(target.url)}, another server, and API keys go only to the configured "
+                    "baseUrl (point baseUrl at the new address if you trust it)"
+                ),
+            )
+        hops += 1
+        if hops > MAX_REDIRECTS:
+            raise ProviderHTTPError(status, f"{status} too many redirects (more than {MAX_REDIRECTS})")
+        request = target
+        response = await client.send(request, stream=True, follow_redirects=False)
+    return response
+
+
+async def _error_from(
+    response: httpx.Response, policy: RetryPolicy, attempt: int, redact: Redactor
+) -> ProviderHTTPError:
+    """The error of a >= 400 answer (its body read, the response closed); a server-requested
+    delay is noted in its text when nothing here will wait for it."""
+    try:
+        raw = (await response.aread()).decode("utf-8", "replace")
+    except httpx.HTTPError:
+        raw = ""
+    finally:
+        await response.aclose()
+    status = response.status_code
+    text = error_text_from_body(status, raw, response.reason_phrase, redact)
+    delay_ms = _retry_after_ms(response.headers) if is_retryable_status(status, raw) else None
+    if policy.refuses(delay_ms):
+        text = f"{text} {server_delay_note(delay_ms, policy.max_retry_delay_ms)}"  # type: ignore[arg-type]
+    elif delay_ms is not None and attempt > policy.max_retries:
+        text = f"{text} {server_delay_note(delay_ms)}"
+    return ProviderHTTPError(status, text, redact(raw), dict(response.headers), delay_ms)
+
+
+async def _notify(on_response: Any, response: httpx.Response) -> None:
+    if on_response is not None:
+        result = on_response(response.status_code, dict(response.headers))
+        if inspect.isawaitable(result):
+            await result
 
 
 @asynccontextmanager
@@ -313,59 +392,50 @@ async def open_sse(
     content = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode()
     send_headers = {"content-type": "application/json", "accept": "text/event-stream", **headers}
     send_headers = {k: v for k, v in send_headers.items() if v is not None}
+    redact = Redactor.from_options(options, header_secrets(send_headers))
     on_response = getattr(options, "on_response", None)
-    idle = idle_timeout_s(options)
+    idle, setting = idle_timeout(options)
     timeout = httpx.Timeout(DEFAULT_CONNECT_TIMEOUT_S, read=idle)
     attempt = 0
     while True:
         attempt += 1
         request = client.build_request(method, url, content=content, headers=send_headers, timeout=timeout)
         failure: BaseException | None = None
-        delay_ms: float | None = None
         response: httpx.Response | None = None
         try:
-            response = await client.send(request, stream=True)
-            if on_response is not None:
-                result = on_response(response.status_code, dict(response.headers))
-                if inspect.isawaitable(result):
-                    await result
+            response = await _send(client, request, redact)
+        except httpx.ReadTimeout:
+            # Nothing came back, so nothing was streamed: as safe to retry as a refused connection.
+            failure = ProviderTimeout("response", idle or 0, setting)
         except (httpx.ConnectError, httpx.ReadError, httpx.RemoteProtocolError, httpx.ConnectTimeout) as exc:
             failure = exc
-        if response is not None and response.status_code >= 400:
-            try:
-                raw = (await response.aread()).decode("utf-8", "replace")
-            except httpx.HTTPError:
-                raw = ""
-            finally:
-                await response.aclose()
-            failure = ProviderHTTPError(
-                response.status_code,
-                error_text_from_body(response.status_code, raw, response.reason_phrase),
-                raw,
-                dict(response.headers),
-            )
-            if not is_retryable_status(response.status_code, raw):
-                raise failure
-            delay_ms = _retry_after_ms(response.headers)
-            response = None
         if response is not None:
             try:
-                yield SSEResponse(response, attempt)
-            finally:
+                await _notify(on_response, response)
+            except BaseException:
                 await response.aclose()
+                raise
+            if response.status_code >= 400:
+                failure = await _error_from(response, policy, attempt, redact)
+                if not is_retryable_status(failure.status, failure.body) or policy.refuses(
+                    failure.retry_after_ms
+                ):
+                    raise failure
+                response = None
+        if response is not None:
+            stream = SSEResponse(response, attempt, idle, setting, redact)
+            try:
+                yield stream
+            finally:
+                await stream.aclose()
             return
         assert failure is not None
         if attempt > policy.max_retries:
             raise failure
-        if delay_ms is not None and policy.max_retry_delay_ms and delay_ms > policy.max_retry_delay_ms:
-            raise ProviderHTTPError(
-                getattr(failure, "status", 0),
-                f"{failure} (server asked to retry in {delay_ms / 1000:.0f}s, more than the "
-                f"{policy.max_retry_delay_ms / 1000:.0f}s limit)",
-            )
+        delay_ms = getattr(failure, "retry_after_ms", None)
         wait_ms = delay_ms if delay_ms is not None else policy.backoff_ms(attempt)
         if on_retry is not None:
-            result = on_retry(attempt, wait_ms, describe_transport_error(failure))
+            result = on_retry(attempt, wait_ms, describe_transport_error(failure, redact))
             if inspect.isawaitable(result):
                 await result
         await race(signal, asyncio.sleep(wait_ms / 1000))

@@ -10,11 +10,17 @@ Events are cut only at complete blank lines, so a UTF-8 sequence split across ne
 whole again before anyone decodes it; ``data`` stays ``bytes`` (orjson parses bytes directly).
 
 One list of events is handed over per network read, which saves an async-generator hop per event.
+
+Every generator here closes the one it reads from when it is closed itself (``aclosing``): an
+abandoned inner generator would otherwise be finalised later by the event loop, concurrently with
+the response's own closing, which is how "aclose(): asynchronous generator is already running"
+reaches stderr.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 Event = tuple[bytes, bytes]
@@ -64,38 +70,39 @@ async def iter_batches(response: Any) -> AsyncIterator[list[Event]]:
     buffer = b""
     first = True
     held_cr = False  # a read ended in "\r", maybe half of "\r\n"
-    async for chunk in response.aiter_bytes():
-        if held_cr:
-            chunk = b"\r" + chunk
-            held_cr = False
-        if b"\r" in chunk:
-            if chunk.endswith(b"\r"):
-                chunk = chunk[:-1]
-                held_cr = True
-            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        buffer += chunk
-        if first:
-            if len(buffer) < 3:
+    async with aclosing(response.aiter_bytes()) as chunks:
+        async for chunk in chunks:
+            if held_cr:
+                chunk = b"\r" + chunk
+                held_cr = False
+            if b"\r" in chunk:
+                if chunk.endswith(b"\r"):
+                    chunk = chunk[:-1]
+                    held_cr = True
+                chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            buffer += chunk
+            if first:
+                if len(buffer) < 3:
+                    continue
+                first = False
+                if buffer.startswith(b"\xef\xbb\xbf"):
+                    buffer = buffer[3:]
+            if b"\n\n" not in buffer:
                 continue
-            first = False
-            if buffer.startswith(b"\xef\xbb\xbf"):
-                buffer = buffer[3:]
-        if b"\n\n" not in buffer:
-            continue
-        blocks = buffer.split(b"\n\n")
-        buffer = blocks.pop()
-        batch: list[Event] = []
-        for block in blocks:
-            if block[:6] == _DATA and b"\n" not in block:  # the usual case, inlined
-                batch.append((b"", block[6:]))
-                continue
-            event = _fast(block)
-            if event is not None:
-                batch.append(event)
-            elif block:
-                batch.extend(parse_block(block))
-        if batch:
-            yield batch
+            blocks = buffer.split(b"\n\n")
+            buffer = blocks.pop()
+            batch: list[Event] = []
+            for block in blocks:
+                if block[:6] == _DATA and b"\n" not in block:  # the usual case, inlined
+                    batch.append((b"", block[6:]))
+                    continue
+                event = _fast(block)
+                if event is not None:
+                    batch.append(event)
+                elif block:
+                    batch.extend(parse_block(block))
+            if batch:
+                yield batch
     if held_cr:
         buffer += b"\n"
     if buffer.strip():
@@ -106,6 +113,7 @@ async def iter_batches(response: Any) -> AsyncIterator[list[Event]]:
 
 async def iter_events(response: Any) -> AsyncIterator[Event]:
     """``(event_name, data)`` one at a time (simpler to consume; one generator hop per event)."""
-    async for batch in iter_batches(response):
-        for event in batch:
-            yield event
+    async with aclosing(iter_batches(response)) as batches:
+        async for batch in batches:
+            for event in batch:
+                yield event

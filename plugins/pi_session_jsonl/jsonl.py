@@ -1,15 +1,20 @@
 """Reading and encoding pi's JSONL session files (reference §6.2, §6.7, §6.9).
 
 Reading is one pass over the bytes: fixed-size chunks are split on ``\\n`` and each line is parsed
-with orjson (stdlib json only as the fallback for what orjson refuses, such as integers beyond 64
-bits). The garbage collector is paused while the parsed dicts pile up and they are frozen after
+with orjson (stdlib json only as the fallback for what orjson refuses but JavaScript accepts). The
+garbage collector is paused while the parsed dicts pile up and they are frozen after
 (:func:`pi_host.lib.sessions.tree.bulk_allocation`): with tens of thousands of entries its repeated
 full scans cost more than the parsing itself.
+
+This module only splits lines and reads JSON: a line that is no JSON object is *malformed* (a torn
+write); whether an object is a usable entry is decided when the store builds its tree
+(:mod:`pi_host.lib.sessions.validate`), which is also where each unusable one is reported.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +23,7 @@ from typing import Any
 import orjson
 
 from pi_host.lib.sessions.tree import bulk_allocation
+from pi_host.lib.sessions.validate import MAX_DEPTH
 
 CHUNK_SIZE = 4 * 1024 * 1024
 
@@ -28,22 +34,60 @@ class BadSessionFile(Exception):
 
 @dataclass
 class LoadedFile:
+    """A parsed file; also the :class:`pi_host.lib.sessions.validate.EntrySource` of its entries."""
+
     header: dict[str, Any] | None
+    path: str = ""
     entries: list[dict[str, Any]] = field(default_factory=list)
-    version: int = 3
+    lines: list[int] = field(default_factory=list)
+    """1-based line number of each of ``entries``."""
+    bracketed: set[int] = field(default_factory=set)
+    """Indexes of entries whose line has enough brackets to nest deeper than ``MAX_DEPTH``."""
+    version: float = 3
+    version_problem: str | None = None
+    """Why the header's ``version`` could not be read (the version was then guessed)."""
     missing_final_newline: bool = False
     skipped: list[int] = field(default_factory=list)
     """1-based line numbers of malformed lines that were skipped."""
     size: int = 0
 
+    def locate(self, index: int) -> str:
+        lines = self.lines
+        return f"{self.path}:{lines[index]}" if 0 <= index < len(lines) else self.path
+
+    def may_be_deep(self, index: int) -> bool:
+        return index in self.bracketed
+
+    def rewritten(self, path: str) -> None:
+        """The entries were written to ``path`` one a line after the header (migration, fork)."""
+        self.path = path
+        self.lines = list(range(2, len(self.entries) + 2))
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")  # JSON.parse refuses NaN and Infinity too
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError("number out of range")
+    return value
+
 
 def parse_line(line: bytes) -> Any:
+    """One JSON value, or None for a malformed line.
+
+    The stdlib parser runs only for what orjson refuses, and keeps what JavaScript's
+    ``JSON.parse`` accepts: a lone surrogate escape (pi writes one when a stream cut an emoji).
+    Nesting too deep for either parser is a malformed line, never a ``RecursionError``.
+    """
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
         try:
-            return json.loads(line)  # e.g. integers orjson cannot hold
-        except ValueError:
+            return json.loads(line, parse_constant=_reject_constant, parse_float=_finite_float)
+        except (ValueError, RecursionError):
             return None
 
 
@@ -51,10 +95,12 @@ def encode(entry: dict[str, Any]) -> bytes:
     """One JSONL line (with its ``\\n``), compact like ``JSON.stringify``."""
     try:
         return orjson.dumps(entry) + b"\n"
-    except TypeError:
-        return (
-            json.dumps(entry, ensure_ascii=False, separators=(",", ":"), default=_jsonable).encode() + b"\n"
-        )
+    except TypeError:  # a model object, an integer beyond 64 bits, a lone surrogate
+        try:
+            text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"), default=_jsonable)
+            return text.encode() + b"\n"
+        except UnicodeEncodeError:  # lone surrogates: escaped, as JSON.stringify writes them
+            return json.dumps(entry, separators=(",", ":"), default=_jsonable).encode() + b"\n"
 
 
 def _jsonable(value: Any) -> Any:
@@ -71,10 +117,31 @@ def read_fd(fd: int, path: str) -> LoadedFile:
 
 
 def _read(fd: int, path: str) -> LoadedFile:
-    loaded = LoadedFile(header=None)
-    entries = loaded.entries
-    skipped = loaded.skipped
-    header: dict[str, Any] | None = None
+    loaded = LoadedFile(header=None, path=path)
+    entries, lines, skipped, bracketed = loaded.entries, loaded.lines, loaded.skipped, loaded.bracketed
+    long_line = 2 * MAX_DEPTH
+
+    def take(line: bytes, line_no: int) -> None:
+        if not line.strip():
+            return
+        value = parse_line(line)
+        if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+            skipped.append(line_no)
+            return
+        if loaded.header is None:
+            if not is_header(value):
+                raise BadSessionFile(
+                    f"Not a pi session file (the first line is not a session header): {path}"
+                )
+            loaded.header = value
+            return
+        # Nesting deeper than MAX_DEPTH needs that many brackets: counting them is far cheaper
+        # than walking every parsed entry, so only the few lines with that many get walked.
+        if len(line) > long_line and line.count(b"{") + line.count(b"[") > MAX_DEPTH:
+            bracketed.add(len(entries))
+        entries.append(value)
+        lines.append(line_no)
+
     line_no = 0
     pending = b""
     offset = 0
@@ -85,21 +152,20 @@ def _read(fd: int, path: str) -> LoadedFile:
         offset += len(chunk)
         if pending:
             chunk = pending + chunk
-        lines = chunk.split(b"\n")
-        pending = lines.pop()
-        for line in lines:
+        split = chunk.split(b"\n")
+        pending = split.pop()
+        for line in split:
             line_no += 1
-            header = _take(line, line_no, header, entries, skipped, path)
-        del lines, chunk
+            take(line, line_no)
+        del split, chunk
     loaded.size = offset
     if pending:
         loaded.missing_final_newline = True
         line_no += 1
-        header = _take(pending, line_no, header, entries, skipped, path)
-    loaded.header = header
+        take(pending, line_no)
+    header = loaded.header
     if header is not None:
-        version = header.get("version")
-        loaded.version = version if isinstance(version, int) else 1
+        loaded.version, loaded.version_problem = header_version(header.get("version"), entries)
     return loaded
 
 
@@ -108,43 +174,58 @@ def is_header(value: Any) -> bool:
     return isinstance(value, dict) and value.get("type") == "session" and isinstance(value.get("id"), str)
 
 
-def _take(
-    line: bytes,
-    line_no: int,
-    header: dict[str, Any] | None,
-    entries: list[dict[str, Any]],
-    skipped: list[int],
-    path: str,
-) -> dict[str, Any] | None:
-    if not line.strip():
-        return header
-    value = parse_line(line)
-    if not isinstance(value, dict) or not isinstance(value.get("type"), str):
-        skipped.append(line_no)
-        return header
-    if header is None:
-        if not is_header(value):
-            raise BadSessionFile(f"Not a pi session file (the first line is not a session header): {path}")
-        return value
-    entries.append(value)
-    return header
+def header_version(value: Any, entries: list[dict[str, Any]]) -> tuple[float, str | None]:
+    """The format version a header declares (§6.9), compared as a number as pi does (``"3"`` is
+    3); no version is v1. A value that is no number is reported and the version guessed from the
+    entries (ids mean v3), because migrating a tree as v1 would flatten it."""
+    if value is None:
+        return 1, None
+    number: float | None = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+    if number is not None and math.isfinite(number):
+        return number, None
+    guess = 3 if any(isinstance(e.get("id"), str) for e in entries) else 1
+    why = "its entries have ids" if guess == 3 else "its entries have no ids"
+    return (
+        guess,
+        f"header field version: expected a number, got {_short(value)}; read as v{guess} ({why})",
+    )
 
 
-def validate_entries(loaded: LoadedFile, warn: Callable[[str], None]) -> None:
-    """Drop entries a v3 tree cannot hold (no string id); warn about everything skipped."""
-    if loaded.version >= 3:
-        good = [e for e in loaded.entries if isinstance(e.get("id"), str)]
-        if len(good) != len(loaded.entries):
-            warn(f"skipped {len(loaded.entries) - len(good)} entries without an id")
-            loaded.entries[:] = good
+def _short(value: Any) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = type(value).__name__
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def warn_malformed(loaded: LoadedFile, path: str, warn: Callable[[str], None]) -> None:
+    """One warning for an unreadable header version, one for the lines that are no JSON objects
+    (torn writes, garbage)."""
+    if loaded.version_problem:
+        warn(f"{path}:1: {loaded.version_problem}")
     if loaded.skipped:
         shown = ", ".join(str(n) for n in loaded.skipped[:5])
         more = f" and {len(loaded.skipped) - 5} more" if len(loaded.skipped) > 5 else ""
-        warn(f"skipped malformed line {shown}{more} (truncated or corrupt write)")
+        warn(f"{path}: skipped malformed line {shown}{more} (truncated or corrupt write)")
+
+
+def version_label(version: float) -> str:
+    return f"v{version:g}"
 
 
 def migrate(loaded: LoadedFile, new_id: Callable[[set[str]], str]) -> bool:
-    """Bring v1/v2 entries to v3 in place (§6.9). Returns True when anything changed."""
+    """Bring v1/v2 entries to v3 in place (§6.9). Returns True when anything changed.
+
+    Every parsed entry is migrated, usable or not, as pi does: the rewrite keeps them all.
+    """
     if loaded.header is None or loaded.version >= 3:
         return False
     entries = loaded.entries
@@ -152,17 +233,21 @@ def migrate(loaded: LoadedFile, new_id: Callable[[set[str]], str]) -> bool:
         taken: set[str] = set()
         previous: str | None = None
         for entry in entries:
+            if entry.get("type") == "session":
+                continue  # a stray second header is no tree node (pi skips it too)
             entry_id = new_id(taken)
             taken.add(entry_id)
             entry["id"] = entry_id
             entry["parentId"] = previous
             previous = entry_id
         for entry in entries:
-            if entry.get("type") == "compaction" and isinstance(entry.get("firstKeptEntryIndex"), int):
+            index = entry.get("firstKeptEntryIndex")
+            if entry.get("type") == "compaction" and isinstance(index, int) and not isinstance(index, bool):
                 # The index counts the header as entry 0, as the v1 file list did.
-                index = entry.pop("firstKeptEntryIndex")
-                if 1 <= index <= len(entries):
-                    entry["firstKeptEntryId"] = entries[index - 1]["id"]
+                del entry["firstKeptEntryIndex"]
+                target = entries[index - 1] if 1 <= index <= len(entries) else None
+                if target is not None and isinstance(target.get("id"), str):
+                    entry["firstKeptEntryId"] = target["id"]
     for entry in entries:
         if entry.get("type") == "message":
             message = entry.get("message")

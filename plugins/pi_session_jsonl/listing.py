@@ -3,17 +3,19 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-import orjson
-
-from pi_host.lib.sessions.store import SessionOpenError, iso_timestamp
+from pi_host.lib.sessions.store import SessionOpenError, iso_timestamp, stderr_warn
 from pi_host.lib.sessions.tree import iso_to_ms, session_info_name
+from pi_host.lib.sessions.validate import describe, field_problem
 from pi_session_jsonl import jsonl
+from pi_session_jsonl.files import NotARegularFile, open_regular, read_all
 from pi_session_jsonl.jsonl import parse_line
 
 HEADER_SCAN_LIMIT = 1024 * 1024
@@ -52,21 +54,62 @@ class SessionInfo:
         return data
 
 
-def _dt(ms: float) -> datetime:
-    return datetime.fromtimestamp(ms / 1000, UTC)
+Warn = Callable[[str], None]
 
 
-def read_header(path: str) -> dict[str, Any] | None:
-    """The session header of a file, reading only up to its first parsed line; None if not a
-    session (unreadable files are not sessions: discovery must not fail on one bad file)."""
+class OnceWarn:
+    """A ``warn`` that says each line once: one lookup may scan the same folder several times."""
+
+    def __init__(self, warn: Warn | None) -> None:
+        self.warn = warn or stderr_warn
+        self.seen: set[str] = set()
+
+    def __call__(self, line: str) -> None:
+        if line not in self.seen:
+            self.seen.add(line)
+            self.warn(line)
+
+
+def _dt(ms: Any) -> datetime | None:
+    """A listing date from epoch ms, or None when out of range (a hand-edited ``1e20``): dates
+    are also shown in local time, which fails near the ends of ``datetime``."""
+    if not isinstance(ms, (int, float)) or isinstance(ms, bool) or not math.isfinite(ms):
+        return None
     try:
-        with open(path, "rb") as handle:
+        value = datetime.fromtimestamp(ms / 1000, UTC)
+    except (OverflowError, ValueError, OSError):
+        return None
+    return value if 1 < value.year < 9999 else None
+
+
+def _open_for_reading(path: str, warn: Warn) -> int | None:
+    """A descriptor on a regular file, or None (named on ``warn``, unless the file vanished)."""
+    try:
+        return open_regular(path, os.O_RDONLY)
+    except NotARegularFile as exc:
+        warn(f"skipped {path}: it is {exc.kind}, not a regular file")
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        warn(f"skipped {path}: cannot read it ({exc.strerror})")
+    return None
+
+
+def read_header(path: str, warn: Warn | None = None) -> dict[str, Any] | None:
+    """The session header of a file, reading only up to its first parsed line; None if not a
+    session (discovery must not fail, nor hang, on one bad file: a FIFO is never opened)."""
+    fd = _open_for_reading(path, warn or stderr_warn)
+    if fd is None:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as handle:
             scanned = 0
-            for line in handle:
-                scanned += len(line)
-                if scanned > HEADER_SCAN_LIMIT:
+            while scanned <= HEADER_SCAN_LIMIT:
+                line = handle.readline(HEADER_SCAN_LIMIT + 1 - scanned)  # bounded: no newline needed
+                if not line:
                     return None
-                if not line.strip():
+                scanned += len(line)
+                if not line.strip() or (scanned > HEADER_SCAN_LIMIT and not line.endswith(b"\n")):
                     continue
                 value = parse_line(line)
                 if value is None:
@@ -90,7 +133,7 @@ def _cwd_matches(header: dict[str, Any], cwd: str) -> bool:
     return isinstance(value, str) and bool(value) and os.path.normpath(value) == os.path.normpath(cwd)
 
 
-def find_most_recent(session_dir: str, cwd: str | None = None) -> str | None:
+def find_most_recent(session_dir: str, cwd: str | None = None, warn: Warn | None = None) -> str | None:
     """Newest file by mtime whose header parses (and whose cwd matches, for shared dirs)."""
     files = []
     for path in _jsonl_files(session_dir):
@@ -99,29 +142,31 @@ def find_most_recent(session_dir: str, cwd: str | None = None) -> str | None:
         except OSError:
             continue
     for _mtime, path in sorted(files, reverse=True):
-        header = read_header(path)
+        header = read_header(path, warn)
         if header is not None and (cwd is None or _cwd_matches(header, cwd)):
             return path
     return None
 
 
-def find_by_id(session_dir: str, session_id: str, cwd: str | None = None) -> str | None:
+def find_by_id(
+    session_dir: str, session_id: str, cwd: str | None = None, warn: Warn | None = None
+) -> str | None:
     """The file in ``session_dir`` whose header id is exactly ``session_id``."""
     for path in _jsonl_files(session_dir):
-        header = read_header(path)
+        header = read_header(path, warn)
         if header is not None and header["id"] == session_id and (cwd is None or _cwd_matches(header, cwd)):
             return path
     return None
 
 
 def find_by_prefix(
-    directories: list[str], prefix: str, cwd: str | None = None
+    directories: list[str], prefix: str, cwd: str | None = None, warn: Warn | None = None
 ) -> tuple[str, dict[str, Any]] | None:
     """Exact id first, then the most recently modified file whose id starts with ``prefix``."""
     candidates: list[tuple[float, str, dict[str, Any]]] = []
     for directory in directories:
         for path in _jsonl_files(directory):
-            header = read_header(path)
+            header = read_header(path, warn)
             if header is None or (cwd is not None and not _cwd_matches(header, cwd)):
                 continue
             if header["id"] == prefix:
@@ -149,27 +194,27 @@ def all_session_dirs(agent_dir: str) -> list[str]:
         return []
 
 
-def session_info(path: str) -> SessionInfo | None:
-    """Summarise one file (one pass over its lines)."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-            mtime = os.fstat(handle.fileno()).st_mtime
-    except OSError:
+def session_info(path: str, warn: Warn | None = None) -> SessionInfo | None:
+    """Summarise one file (one pass over its lines). Entries whose fields the loader would refuse
+    are left out, the first one named on ``warn``; nothing in a file makes this raise."""
+    warn = warn or stderr_warn
+    fd = _open_for_reading(path, warn)
+    if fd is None:
         return None
+    try:
+        data = read_all(fd)
+        mtime = os.fstat(fd).st_mtime
+    except OSError as exc:
+        warn(f"skipped {path}: cannot read it ({exc.strerror})")
+        return None
+    finally:
+        os.close(fd)
+    summary = _Summary()
     header: dict[str, Any] | None = None
-    count = 0
-    first = ""
-    texts: list[str] = []
-    name: str | None = None
-    last_activity = 0.0
-    for line in data.split(b"\n"):
+    for line_no, line in enumerate(data.split(b"\n"), 1):
         if not line.strip():
             continue
-        try:
-            entry = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            entry = parse_line(line)
+        entry = parse_line(line)
         if not isinstance(entry, dict):
             continue
         if header is None:
@@ -177,55 +222,97 @@ def session_info(path: str) -> SessionInfo | None:
                 return None
             header = entry
             continue
-        kind = entry.get("type")
-        if kind == "session_info":
-            name = session_info_name(entry)
-        if kind != "message":
-            continue
-        count += 1
-        message = entry.get("message")
-        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
-            continue
-        stamp = message.get("timestamp")
-        activity = stamp if isinstance(stamp, (int, float)) else iso_to_ms(entry.get("timestamp"))
-        last_activity = max(last_activity, activity or 0)
-        text = _text(message.get("content"))
-        if not text:
-            continue
-        texts.append(text)
-        if not first and message.get("role") == "user":
-            first = text
+        problem = summary.add(entry)
+        if problem is not None:
+            summary.problems += 1
+            if summary.problems == 1:
+                summary.first_problem = f"{path}:{line_no}: {problem}"
     if header is None:
         return None
-    created_ms = iso_to_ms(header.get("timestamp"))
-    if last_activity > 0:
-        modified = _dt(last_activity)
-    elif created_ms:
-        modified = _dt(created_ms)
-    else:
-        modified = datetime.fromtimestamp(mtime, UTC)
+    if summary.first_problem:
+        more = f" (and {summary.problems - 1} more)" if summary.problems > 1 else ""
+        warn(f"{summary.first_problem}; entry left out of the session list{more}")
+    created = _dt(iso_to_ms(header.get("timestamp")))
+    modified = _dt(summary.last_activity) or created or _dt(mtime * 1000) or datetime.now(UTC)
+    parent = header.get("parentSession")
+    cwd = header.get("cwd")
     return SessionInfo(
         path=path,
         id=header["id"],
-        cwd=header.get("cwd") if isinstance(header.get("cwd"), str) else "",
-        created=_dt(created_ms) if created_ms else modified,
+        cwd=cwd if isinstance(cwd, str) else "",
+        created=created or modified,
         modified=modified,
-        message_count=count,
-        first_message=first or "(no messages)",
-        all_messages_text=" ".join(texts),
-        name=name,
-        parent_session_path=header.get("parentSession")
-        if isinstance(header.get("parentSession"), str)
-        else None,
+        message_count=summary.count,
+        first_message=summary.first or "(no messages)",
+        all_messages_text=" ".join(summary.texts),
+        name=summary.name,
+        parent_session_path=parent if isinstance(parent, str) else None,
     )
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
-    return ""
+@dataclass
+class _Summary:
+    """What the list shows of a session, gathered entry by entry (§6.8 ``SessionInfo``)."""
+
+    count: int = 0
+    first: str = ""
+    texts: list[str] = field(default_factory=list)
+    name: str | None = None
+    last_activity: float = 0
+    problems: int = 0
+    first_problem: str = ""
+
+    def add(self, entry: dict[str, Any]) -> str | None:
+        """Take one entry; returns why it was left out, if it was."""
+        problem = field_problem(entry)
+        if problem is not None:
+            return problem
+        kind = entry["type"]
+        if kind == "session_info":
+            self.name = session_info_name(entry)
+        if kind != "message":
+            return None
+        message = entry["message"]
+        role = message.get("role")
+        if role not in ("user", "assistant"):
+            self.count += 1
+            return None
+        text, problem = _text(message.get("content"))
+        if problem is not None:
+            return problem
+        stamp = message.get("timestamp")
+        if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
+            if _dt(stamp) is None:
+                return f"field message.timestamp: out of range, got {describe(stamp)}"
+            activity = stamp
+        else:
+            activity = iso_to_ms(entry.get("timestamp"))
+        self.count += 1
+        if _dt(activity) is not None:
+            self.last_activity = max(self.last_activity, activity)
+        if text:
+            self.texts.append(text)
+            if not self.first and role == "user":
+                self.first = text
+        return None
+
+
+def _text(content: Any) -> tuple[str, str | None]:
+    """The text of a message's content, or the problem that makes it unreadable."""
+    if content is None or isinstance(content, str):
+        return content or "", None
+    if not isinstance(content, list):
+        return "", f"field message.content: expected a string or an array, got {describe(content)}"
+    parts = []
+    for index, block in enumerate(content):
+        if not isinstance(block, dict):
+            return "", f"field message.content.{index}: expected an object, got {describe(block)}"
+        if block.get("type") == "text":
+            text = block.get("text")
+            if not isinstance(text, str):
+                return "", f"field message.content.{index}.text: expected a string, got {describe(text)}"
+            parts.append(text)
+    return " ".join(parts), None
 
 
 def list_sessions(
@@ -233,6 +320,7 @@ def list_sessions(
     agent_dir: str,
     session_dir: str | None = None,
     all_dirs: bool = False,
+    warn: Warn | None = None,
 ) -> list[SessionInfo]:
     """Sessions of ``cwd`` (or of every directory), newest activity first.
 
@@ -251,7 +339,7 @@ def list_sessions(
     infos = []
     for each in directories:
         for path in _jsonl_files(each):
-            info = session_info(path)
+            info = session_info(path, warn)
             if info is None:
                 continue
             if filter_cwd is not None and os.path.normpath(info.cwd) != os.path.normpath(filter_cwd):
@@ -295,6 +383,6 @@ def pick_session(
         raise SessionOpenError(
             "No session selected: --resume needs a session number on stdin when not interactive"
         )
-    if not answer.isdigit() or not 1 <= int(answer) <= len(sessions):
+    if not (answer.isascii() and answer.isdigit()) or not 1 <= int(answer) <= len(sessions):
         raise SessionOpenError(f"No session selected: {answer!r} is not a number from 1 to {len(sessions)}")
     return sessions[int(answer) - 1]

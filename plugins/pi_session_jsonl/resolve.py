@@ -41,19 +41,21 @@ def _looks_like_path(arg: str) -> bool:
     return "/" in arg or "\\" in arg or arg.endswith(".jsonl")
 
 
-def _resolve(arg: str, options: StoreOptions, session_dir: str, custom: bool) -> tuple[str, str, str | None]:
+def _resolve(
+    arg: str, options: StoreOptions, session_dir: str, custom: bool, warn: Callable[[str], None]
+) -> tuple[str, str, str | None]:
     """``(kind, path, other_cwd)`` with kind ``path``, ``local`` or ``global``."""
     if _looks_like_path(arg):
         return "path", os.path.abspath(os.path.join(options.cwd, os.path.expanduser(arg))), None
     cwd_filter = os.path.abspath(options.cwd) if custom else None
-    exact = listing.find_by_id(session_dir, arg, cwd_filter)
+    exact = listing.find_by_id(session_dir, arg, cwd_filter, warn)
     if exact:
         return "local", exact, None
-    local = listing.find_by_prefix([session_dir], arg, cwd_filter)
+    local = listing.find_by_prefix([session_dir], arg, cwd_filter, warn)
     if local:
         return "local", local[0], None
     others = [session_dir] if custom else listing.all_session_dirs(options.agent_dir)
-    found = listing.find_by_prefix(others, arg)
+    found = listing.find_by_prefix(others, arg, warn=warn)
     if found:
         path, header = found
         cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else ""
@@ -75,7 +77,8 @@ def _confirm(question: str, interactive: bool) -> bool:
 def open_store(options: StoreOptions) -> TreeStore:
     """Open the session the flags ask for; raises :class:`SessionOpenError` with one line."""
     _conflicts(options)
-    warn: Callable[[str], None] | None = options.warn
+    # Lookups scan a folder several times: a bad file there is named once.
+    warn: Callable[[str], None] = listing.OnceWarn(options.warn)
     cwd = os.path.abspath(options.cwd)
     interactive = bool(options.interactive)
     if options.no_session:
@@ -100,17 +103,17 @@ def _open(
     custom: bool,
     cwd_filter: str | None,
     interactive: bool,
-    warn: Callable[[str], None] | None,
+    warn: Callable[[str], None],
 ) -> TreeStore:
     if options.fork:
-        if options.session_id and listing.find_by_id(session_dir, options.session_id, cwd_filter):
+        if options.session_id and listing.find_by_id(session_dir, options.session_id, cwd_filter, warn):
             raise SessionOpenError(f"Session already exists with id '{options.session_id}'")
-        _kind, path, _other = _resolve(options.fork, options, session_dir, custom)
+        _kind, path, _other = _resolve(options.fork, options, session_dir, custom, warn)
         if not os.path.exists(path):
             raise SessionOpenError(f"No session found matching '{options.fork}'")
         return fork_file(path, cwd, session_dir, options.session_id, warn)
     if options.session:
-        kind, path, other_cwd = _resolve(options.session, options, session_dir, custom)
+        kind, path, other_cwd = _resolve(options.session, options, session_dir, custom, warn)
         if kind == "global":
             question = (
                 f"Session found in a different project: {other_cwd}. Fork it into the current directory?"
@@ -125,26 +128,20 @@ def _open(
             path, cwd, None if kind == "path" and not options.session_dir else session_dir, warn
         )
     if options.resume:
-        sessions = listing.list_sessions(cwd, options.agent_dir, options.session_dir)
+        sessions = listing.list_sessions(cwd, options.agent_dir, options.session_dir, warn=warn)
         chosen = listing.pick_session(sessions, interactive=interactive)
         return JsonlStore.open_file(chosen.path, cwd, session_dir, warn)
     if options.continue_recent:
-        recent = listing.find_most_recent(session_dir, cwd_filter)
+        recent = listing.find_most_recent(session_dir, cwd_filter, warn)
         if recent:
             return JsonlStore.open_file(recent, cwd, session_dir, warn)
         return JsonlStore.create(cwd, session_dir, warn=warn)
     if options.session_id:
-        existing = listing.find_by_id(session_dir, options.session_id, cwd_filter)
+        existing = listing.find_by_id(session_dir, options.session_id, cwd_filter, warn)
         if existing:
             return JsonlStore.open_file(existing, cwd, session_dir, warn)
-        (warn or _warn)(
-            f"No project session found with id '{options.session_id}'; creating a new session with that id."
-        )
+        warn(f"No project session found with id '{options.session_id}'; creating a new session with that id.")
     return JsonlStore.create(cwd, session_dir, session_id=options.session_id, warn=warn)
-
-
-def _warn(line: str) -> None:
-    sys.stderr.write(f"Warning: {line}\n")
 
 
 def _apply_name(store: TreeStore, options: StoreOptions) -> None:

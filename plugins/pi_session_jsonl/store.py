@@ -28,7 +28,9 @@ from pi_host.lib.sessions.store import (
     stderr_warn,
 )
 from pi_host.lib.sessions.tree import fresh_id
+from pi_host.lib.sessions.validate import EntrySource
 from pi_session_jsonl import jsonl
+from pi_session_jsonl.files import NotARegularFile, open_regular
 from pi_session_jsonl.paths import ensure_dir, session_file_name
 
 FILE_MODE = 0o600
@@ -61,8 +63,9 @@ class JsonlStore(TreeStore):
         path: str | None = None,
         fd: int | None = None,
         warn: Callable[[str], None] | None = None,
+        source: EntrySource | None = None,
     ) -> None:
-        super().__init__(cwd, session_id, header=header, entries=entries, warn=warn)
+        super().__init__(cwd, session_id, header=header, entries=entries, warn=warn, source=source)
         self.session_dir = session_dir
         self.session_file = path or os.path.join(
             session_dir, session_file_name(self.header["timestamp"], self.session_id)
@@ -104,8 +107,10 @@ class JsonlStore(TreeStore):
         path = os.path.abspath(path)
         cwd = os.path.abspath(cwd or os.getcwd())
         session_dir = session_dir or os.path.dirname(path)
-        if not os.path.exists(path):
+        if not os.path.lexists(path):
             return cls.create(cwd, session_dir, path=path, warn=warn)
+        if not os.path.exists(path):
+            raise SessionOpenError(f"Cannot open session {path}: it is a broken symbolic link")
         fd = _open_for_append(path)
         _lock(fd, path)
         try:
@@ -130,18 +135,29 @@ class JsonlStore(TreeStore):
         if loaded.header is None:
             raise SessionOpenError(f"Not a pi session file (no session header): {path}")
         store_warn = warn or stderr_warn
-        jsonl.validate_entries(loaded, lambda line: store_warn(f"{path}: {line}"))
+        jsonl.warn_malformed(loaded, path, store_warn)
         old_version = loaded.version
+        # Migration sees every parsed entry, usable or not, and the rewrite keeps them all; the
+        # tree leaves the unusable ones out afterwards (TreeStore), so nothing else is rewritten.
         if jsonl.migrate(loaded, fresh_id):
             fd = _rewrite_migrated(fd, path, loaded, old_version)
-            store_warn(f"migrated {path} from session format v{old_version} to v{SESSION_VERSION}")
+            label = jsonl.version_label(old_version)
+            store_warn(f"migrated {path} from session format {label} to v{SESSION_VERSION}")
+            loaded.rewritten(path)
         elif loaded.missing_final_newline:
             jsonl.write_all(fd, b"\n")  # later appends must start on a fresh line
         header_cwd = loaded.header.get("cwd")
         if isinstance(header_cwd, str) and header_cwd:
             cwd = header_cwd
         return cls(
-            cwd, session_dir, header=loaded.header, entries=loaded.entries, path=path, fd=fd, warn=warn
+            cwd,
+            session_dir,
+            header=loaded.header,
+            entries=loaded.entries,
+            path=path,
+            fd=fd,
+            warn=warn,
+            source=loaded,
         )
 
     # --- writing ------------------------------------------------------------------------------
@@ -248,18 +264,18 @@ class JsonlStore(TreeStore):
 
 def _open_for_append(path: str) -> int:
     try:
-        return os.open(path, os.O_RDWR | os.O_APPEND)
+        return open_regular(path, os.O_RDWR | os.O_APPEND)
+    except NotARegularFile as exc:
+        raise SessionOpenError(f"Cannot open session {path}: it is {exc.kind}, not a regular file") from None
     except PermissionError:
         raise SessionOpenError(f"Session file is not writable (permission denied): {path}") from None
-    except IsADirectoryError:
-        raise SessionOpenError(f"Session path is a directory, not a file: {path}") from None
     except OSError as exc:
         raise SessionOpenError(f"Cannot open session file {path}: {exc.strerror}") from None
 
 
-def _rewrite_migrated(fd: int, path: str, loaded: jsonl.LoadedFile, old_version: int) -> int:
+def _rewrite_migrated(fd: int, path: str, loaded: jsonl.LoadedFile, old_version: float) -> int:
     """Write the migrated file atomically, keeping the original as ``<file>.v<N>.bak``."""
-    backup = f"{path}.v{old_version}.bak"
+    backup = f"{path}.{jsonl.version_label(old_version)}.bak"
     try:
         if os.path.exists(backup):
             os.unlink(backup)
@@ -291,7 +307,9 @@ def fork_file(
     """Copy a session into a new file for ``cwd`` (new id, ``parentSession`` = source, §6.8)."""
     source = os.path.abspath(source)
     try:
-        fd = os.open(source, os.O_RDONLY)
+        fd = open_regular(source, os.O_RDONLY)
+    except NotARegularFile as exc:
+        raise SessionOpenError(f"Cannot fork {source}: it is {exc.kind}, not a regular file") from None
     except OSError as exc:
         raise SessionOpenError(f"Cannot fork: cannot read {source}: {exc.strerror}") from None
     try:
@@ -302,7 +320,9 @@ def fork_file(
         os.close(fd)
     if loaded.header is None:
         raise SessionOpenError(f"Cannot fork: source session file is empty or invalid: {source}")
-    jsonl.validate_entries(loaded, warn or stderr_warn)
+    jsonl.warn_malformed(loaded, source, warn or stderr_warn)
+    # Entries are copied as they are, usable or not (pi copies them verbatim); the new store's
+    # tree leaves the unusable ones out and names them by their line in the copy.
     jsonl.migrate(loaded, fresh_id)
     header = new_header(cwd, session_id, parent_session=source)
     ensure_dir(session_dir)
@@ -318,7 +338,17 @@ def fork_file(
         os.close(out)
         os.unlink(path)
         raise SessionOpenError(f"Cannot write {path}: {exc.strerror}") from None
-    return JsonlStore(cwd, session_dir, header=header, entries=loaded.entries, path=path, fd=out, warn=warn)
+    loaded.rewritten(path)
+    return JsonlStore(
+        cwd,
+        session_dir,
+        header=header,
+        entries=loaded.entries,
+        path=path,
+        fd=out,
+        warn=warn,
+        source=loaded,
+    )
 
 
 def is_locked_elsewhere(path: str) -> bool:

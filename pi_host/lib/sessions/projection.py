@@ -7,6 +7,7 @@ JSONL store dates and names with them. Each rule exists once, here.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any
@@ -23,14 +24,15 @@ INTERRUPTED_TOOL_TEXT = (
 
 
 def iso_to_ms(value: Any) -> int:
-    """ISO entry timestamp → ms (how pi dates projected custom/summary messages); 0 when unparsable."""
-    if isinstance(value, (int, float)):
-        return int(value)
+    """ISO entry timestamp → ms (how pi dates projected custom/summary messages); 0 when unparsable
+    (or not finite: a hand-edited ``1e400`` must not stop a sort)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return int(value) if math.isfinite(value) else 0
     if not isinstance(value, str):
         return 0
     try:
         return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
-    except ValueError:
+    except (ValueError, OverflowError):
         return 0
 
 
@@ -98,8 +100,11 @@ def project_entry(
     true) and its summary; a ``branch_summary`` without text and other entry types to nothing.
     Never raises: an entry this version cannot read contributes nothing (``warn`` says which).
     """
+    global _parse_message
+    if _parse_message is None:
+        from pi_host.protocol import parse_message as _parse_message
     try:
-        return _project(entry, checkpoint)
+        return [_parse_message(data) for _field, data in projected_data(entry, checkpoint)]
     except Exception as exc:  # a message this version cannot read must not stop the load
         if warn is not None:
             warn(f"skipping unreadable {entry['type']} entry {entry['id']}: {_short(exc)}")
@@ -109,49 +114,47 @@ def project_entry(
 _parse_message: Callable[[dict[str, Any]], Any] | None = None
 
 
-def _project(entry: Entry, checkpoint: bool) -> list[Any]:
-    global _parse_message
-    kind = entry["type"]
-    if kind == "message":  # the hot path when resuming a long session: no import machinery per entry
-        if _parse_message is None:
-            from pi_host.protocol import parse_message as _parse_message
-        message = entry.get("message")
-        return [_parse_message(message)] if isinstance(message, dict) else []
-    from pi_host.protocol import BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, parse_message
+def projected_data(entry: Entry, checkpoint: bool = True) -> list[tuple[str, dict[str, Any]]]:
+    """The messages an entry projects to, as pi JSON dicts, each with the entry field it comes
+    from (``message``, ``systemMessage``, or ``""`` for the entry's own fields).
 
+    Values are passed through as stored (absent ones get pi's defaults) so that a strict parse of
+    these dicts checks the entry itself: the loader's validation and the projection share them.
+    """
+    kind = entry["type"]
+    if kind == "message":  # the hot path when resuming a long session: keep it short
+        message = entry.get("message")
+        return [("message", message)] if isinstance(message, dict) else []
     if kind == "custom_message":
         content = entry.get("content")
-        return [
-            CustomMessage(
-                custom_type=entry.get("customType") or "",
-                content=[] if content is None else content,
-                display=bool(entry.get("display", True)),
-                details=entry.get("details"),
-                timestamp=iso_to_ms(entry.get("timestamp")),
-            )
-        ]
+        data = {
+            "role": "custom",
+            "customType": entry.get("customType") or "",
+            "content": [] if content is None else content,
+            "display": True if entry.get("display") is None else entry["display"],
+            "timestamp": iso_to_ms(entry.get("timestamp")),
+        }
+        if entry.get("details") is not None:
+            data["details"] = entry["details"]
+        return [("", data)]
     if kind == "branch_summary":
         if not entry.get("summary"):
             return []
-        return [
-            BranchSummaryMessage(
-                summary=entry["summary"],
-                from_id=entry.get("fromId"),
-                timestamp=iso_to_ms(entry.get("timestamp")),
-            )
-        ]
+        summary = {"role": "branchSummary", "summary": entry["summary"], "fromId": entry.get("fromId")}
+        return [("", {**summary, "timestamp": iso_to_ms(entry.get("timestamp"))})]
     if kind == "compaction":
-        out: list[Any] = []
+        out: list[tuple[str, dict[str, Any]]] = []
         system = entry.get("systemMessage")
         if checkpoint and isinstance(system, dict):
-            out.append(parse_message(system))
-        out.append(
-            CompactionSummaryMessage(
-                summary=entry.get("summary") or "",
-                tokens_before=int(entry.get("tokensBefore") or 0),
-                timestamp=iso_to_ms(entry.get("timestamp")),
-            )
-        )
+            out.append(("systemMessage", system))
+        summary = entry.get("summary")
+        data = {
+            "role": "compactionSummary",
+            "summary": "" if summary is None else summary,
+            "tokensBefore": entry.get("tokensBefore") or 0,
+            "timestamp": iso_to_ms(entry.get("timestamp")),
+        }
+        out.append(("", data))
         return out
     return []
 

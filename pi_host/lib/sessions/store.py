@@ -24,6 +24,7 @@ from pi_host.lib.sessions.tree import (
     Entry,
     SessionTree,
     TreeNode,
+    bulk_allocation,
     current_system_message,
     edit_content,
     editor_text,
@@ -31,6 +32,7 @@ from pi_host.lib.sessions.tree import (
     interrupted_tool_result,
     navigation_target,
 )
+from pi_host.lib.sessions.validate import EntrySource, check_entries
 from pi_host.session.store import SessionContext, SessionStore, StoreOptions  # noqa: F401 (re-exported)
 
 SESSION_VERSION = 3
@@ -107,6 +109,34 @@ class SessionWriteError(SessionStoreError):
     """An entry could not be written; it was not added to the tree either."""
 
 
+class SkipReporter:
+    """Warns once per left-out entry (``<where>: skipped <type> entry <id>: field ...``), up to
+    ``limit`` lines, then says once that the rest go unnamed: a file of garbage must not flood."""
+
+    def __init__(self, warn: Callable[[str], None], locate: Callable[[int], str] | None, limit: int = 20):
+        self.warn = warn
+        self.locate = locate or (lambda index: f"entry {index + 1}")
+        self.limit = limit
+        self.count = 0
+
+    def __call__(self, index: int, entry: Any, problem: str) -> None:
+        self.count += 1
+        if self.count <= self.limit:
+            self.warn(f"{self.locate(index)}: skipped {_entry_name(entry)}: {problem}")
+        elif self.count == self.limit + 1:
+            self.warn(
+                f"{self.locate(index)}: more unusable entries follow; skipping them without a warning each"
+            )
+
+
+def _entry_name(entry: Any) -> str:
+    if not isinstance(entry, dict):
+        return "entry"
+    kind, entry_id = entry.get("type"), entry.get("id")
+    name = f"{kind} entry" if isinstance(kind, str) and kind else "entry"
+    return f"{name} {entry_id!r}" if isinstance(entry_id, str) and entry_id else name
+
+
 def stderr_warn(line: str) -> None:
     """The default ``warn`` of stores: ``Warning: <line>`` on stderr."""
     import sys
@@ -130,7 +160,10 @@ class TreeStore:
         header: dict[str, Any] | None = None,
         entries: list[Entry] | None = None,
         warn: Callable[[str], None] | None = None,
+        source: EntrySource | None = None,
     ) -> None:
+        """``entries`` are loaded ones: each is checked and an unusable one is left out with a
+        warning naming ``source.locate(index)`` (default ``entry <n>``), see :mod:`.validate`."""
         self.warn = warn or stderr_warn
         if header is None:
             if session_id is not None:
@@ -138,9 +171,16 @@ class TreeStore:
             header = new_header(cwd, session_id)
         self.header: dict[str, Any] = header
         self.session_id: str = header["id"]
-        self.cwd: str = header.get("cwd") or os.path.abspath(cwd)
+        cwd_field = header.get("cwd")
+        self.cwd: str = cwd_field if isinstance(cwd_field, str) and cwd_field else os.path.abspath(cwd)
         self.session_file: str | None = None
-        self.tree = SessionTree(entries or ())
+        if entries:
+            with bulk_allocation():  # one protocol model per message, kept for the projection
+                report = SkipReporter(self.warn, source.locate if source is not None else None)
+                checked = check_entries(entries, report, source.may_be_deep if source is not None else None)
+            self.tree = SessionTree(checked.entries, checked.projected)
+        else:
+            self.tree = SessionTree()
 
     # --- the SessionStore interface -----------------------------------------------------------
 

@@ -116,7 +116,7 @@ def _is_conversation(entry: Entry) -> bool:
 class SessionTree:
     """Entries indexed by id, the leaf, labels, and the context projection."""
 
-    def __init__(self, entries: Iterable[Entry] = ()) -> None:
+    def __init__(self, entries: Iterable[Entry] = (), projected: dict[str, list[Any]] | None = None) -> None:
         self._entries: list[Entry] = []
         self._by_id: dict[str, Entry] = {}
         self._leaf: str | None = None
@@ -124,16 +124,20 @@ class SessionTree:
         self._parsed: dict[str, Any] = {}
         self._projection_key: tuple[Any, ...] | None = None
         self._projection: Projection | None = None
-        self.load(entries)
+        self.load(entries, projected)
 
     # --- building ---------------------------------------------------------------------------
 
-    def load(self, entries: Iterable[Entry]) -> None:
-        """Replace the content; the leaf becomes the last entry in order (§6.4: not persisted)."""
+    def load(self, entries: Iterable[Entry], projected: dict[str, list[Any]] | None = None) -> None:
+        """Replace the content; the leaf becomes the last entry in order (§6.4: not persisted).
+
+        The entries must be valid (:func:`pi_host.lib.sessions.validate.check_entries`);
+        ``projected`` (id → messages, as that check parsed them) seeds the projection cache.
+        """
         self._entries = list(entries)
         self._by_id = {}
         self._labels = {}
-        self._parsed = {}
+        self._parsed = dict(projected) if projected else {}
         self._projection = None
         self._leaf = None
         by_id = self._by_id
@@ -304,7 +308,10 @@ class SessionTree:
             elif kind == "message":
                 message = entry.get("message")
                 if isinstance(message, dict) and message.get("role") == "assistant":
-                    model = {"provider": message.get("provider"), "modelId": message.get("model")}
+                    provider, model_id = message.get("provider"), message.get("model")
+                    # pi would look up a missing name and find nothing; say so with None
+                    ok = isinstance(provider, str) and isinstance(model_id, str) and provider and model_id
+                    model = {"provider": provider, "modelId": model_id} if ok else None
         messages: list[Any] = []
         sources: list[Entry] = []
 

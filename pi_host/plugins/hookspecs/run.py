@@ -44,7 +44,8 @@ if TYPE_CHECKING:  # payload types, for type checkers and readers (free at run t
 
 def _content_ok(content: Any) -> bool:
     return isinstance(content, str) or (
-        isinstance(content, list) and all(isinstance(b, dict) and isinstance(b.get("type"), str) for b in content)
+        isinstance(content, list)
+        and all(isinstance(b, dict) and isinstance(b.get("type"), str) for b in content)
     )
 
 

@@ -117,7 +117,9 @@ async def create_session(options: SessionOptions | None = None, **kwargs: Any) -
     model = options.model
     if isinstance(model, str):
         model = registry.resolve(model, options.provider)
-    elif model is None and restored.model:
+    elif (
+        model is None and restored.model and restored.model.get("provider") and restored.model.get("modelId")
+    ):
         model = registry.find(restored.model["provider"], restored.model["modelId"])
     elif model is None and settings.get("defaultModel"):
         model = registry.resolve(str(settings["defaultModel"]), settings.get("defaultProvider"))

@@ -217,17 +217,24 @@ class AgentLoop:
 
         async def consume() -> AssistantMessage:
             stream = cfg.stream_fn(model)(model, LlmContext(messages=llm_messages, tools=tools), options)
-            async for event in stream:
-                kind = event.type
-                if kind == "start":
-                    state["partial"] = event.partial
-                    self.context.append(event.partial)
-                    await self.emit(events.message_start(event.partial))
-                elif kind == "done" or kind == "error":
-                    return event.message if kind == "done" else event.error
-                else:
-                    await self.emit(events.message_update(state["partial"], event))
-            raise RuntimeError("provider stream ended without a done or error event")
+            try:
+                async for event in stream:
+                    kind = event.type
+                    if kind == "start":
+                        state["partial"] = event.partial
+                        self.context.append(event.partial)
+                        await self.emit(events.message_start(event.partial))
+                    elif kind == "done" or kind == "error":
+                        return event.message if kind == "done" else event.error
+                    else:
+                        await self.emit(events.message_update(state["partial"], event))
+                raise RuntimeError("provider stream ended without a done or error event")
+            finally:
+                # close the provider's generator here, not whenever it is collected: an adapter
+                # left suspended inside its HTTP response would be closed by asyncio at exit
+                close = getattr(stream, "aclose", None)
+                if close is not None:
+                    await close()
 
         task = asyncio.ensure_future(consume())
         remove = cfg.signal.add_listener(task.cancel)
@@ -238,7 +245,11 @@ class AgentLoop:
                 raise
             final = self._failed_message(state["partial"], "aborted", ABORTED_TEXT)
         except Exception as exc:  # a provider broke its no-raise contract: still end cleanly
-            final = self._failed_message(state["partial"], "error", f"{type(exc).__name__}: {exc}")
+            text = f"{type(exc).__name__}: {exc}"
+            for secret in options.secrets or ():  # the provider's own redaction did not run
+                if len(secret) >= 8:
+                    text = text.replace(secret, "[redacted]")
+            final = self._failed_message(state["partial"], "error", text)
         finally:
             remove()
         if final.duration_ms is None:

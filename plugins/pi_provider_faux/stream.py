@@ -69,7 +69,7 @@ def _echo(messages: list[Any]) -> dict[str, Any]:
 
 
 def stream(model: Any, context: Any, options: Any):
-    builder = MessageBuilder(model)
+    builder = MessageBuilder(model, options=options)
     return guard(builder, _run(builder, model, context, options), options.signal, aborted_message=ABORTED)
 
 

@@ -17,10 +17,13 @@ __all__ = [
     "CompactionStrategy",
     "ContextSource",
     "Mode",
+    "FooterRenderer",
+    "MessageRenderer",
     "ProviderApi",
     "ProviderInfo",
     "SessionStoreFactory",
     "Subcommand",
+    "ToolRenderer",
 ]
 
 
@@ -115,3 +118,35 @@ class Subcommand:
     name: str
     run: Callable[[list[str]], int]
     description: str = ""
+
+
+@dataclass
+class MessageRenderer:
+    """Draws messages in the interactive transcript: ``render(message, rc)`` returns ANSI text
+    (lines of at most ``rc.width`` columns; see :mod:`pi_host.lib.render`). Chosen by ``role``
+    (``assistant``, ``user``, ``toolResult``, ``bashExecution``, ``compactionSummary``,
+    ``branchSummary``, ``custom``...) and, for ``custom`` messages, ``custom_type``; the last
+    registration for a key wins, and one that raises falls back to the one before it."""
+
+    render: Callable[[Any, Any], str]
+    role: str | None = None
+    custom_type: str | None = None
+
+
+@dataclass
+class ToolRenderer:
+    """Draws one tool's calls: ``render_call(call, rc)`` while the call streams and runs, and
+    ``render_result(call, result, rc)`` once it finished (``call`` has ``name``, ``args``,
+    ``partial``; ``result`` has ``content``, ``details``, ``is_error``). Either may be None."""
+
+    tool: str
+    render_call: Callable[[Any, Any], str] | None = None
+    render_result: Callable[[Any, Any, Any], str] | None = None
+
+
+@dataclass
+class FooterRenderer:
+    """Draws the footer under the editor: ``render(info, rc)`` with ``info`` a
+    :class:`pi_host.lib.render.FooterInfo` (cwd, branch, model, tokens, cost, context use...)."""
+
+    render: Callable[[Any, Any], str]

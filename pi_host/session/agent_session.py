@@ -36,6 +36,7 @@ from pi_host.session.queues import PromptQueues, QueuedMessage
 from pi_host.session.retry import AutoRetry
 from pi_host.session.store import SessionStore
 from pi_host.session.system_prompt import SystemPromptDeclarer
+from pi_host.session.ui import UI, HeadlessUI
 
 Listener = Callable[[dict[str, Any]], Any]
 
@@ -102,6 +103,9 @@ class AgentSession:
         self.discovered: dict[str, list[str]] = {}
         """What ``resources_discover`` handlers returned (``skillPaths``, ``promptPaths``...)."""
         self.compactor: CompactionDriver | None = None
+        self.ui: UI = HeadlessUI()
+        """The mode's user interface (plugins reach it as ``ctx.ui``); headless by default."""
+        self._deferred: list[Any] = []
         self.auto_retry_enabled = True
         self._listeners: list[Listener] = []
         self.queues = PromptQueues(
@@ -258,6 +262,26 @@ class AgentSession:
         stored = (entry or {}).get("name") or None
         await self._emit(events.session_info_changed(stored))
         return stored
+
+    async def add_message(self, message: Any) -> None:
+        """Add a message of the session's own (a ``!command``'s ``bashExecution``, a plugin's
+        custom message): stored, in the context, and shown to listeners. While a run streams it
+        waits until the run settles, as pi defers it."""
+        if self.is_streaming:
+            self._deferred.append(message)
+            return
+        await self._emit(events.message_start(message))
+        self.messages.append(message)
+        await self._emit(events.message_end(message))
+
+    async def reload(self, settings: dict[str, Any] | None = None) -> None:
+        """Re-read what a session discovers (context files, skills, templates) and, when given,
+        take new settings: ``session_start`` with reason ``reload`` and a new discovery."""
+        if settings is not None:
+            self.config.settings = settings
+            self.tool_context.settings = settings
+        self.system_prompt.refresh_pending = True
+        await self.start("reload")
 
     async def build_sections(self) -> dict[str, str | None]:
         """The system-prompt sections the context sources produce now."""
@@ -442,6 +466,10 @@ class AgentSession:
                 ):
                     await AgentLoop(self._loop_config(controller.signal), self.messages, self._emit).run([])
                 aborted = controller.signal.aborted
+            self._controller = None  # add_message below must not defer again
+            deferred, self._deferred = self._deferred, []
+            for message in deferred:
+                await self.add_message(message)
             await self._emit(events.agent_settled(aborted))
         finally:
             self._controller = None

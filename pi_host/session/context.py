@@ -91,3 +91,13 @@ class ExtensionContext:
 
     def get_system_prompt(self) -> str:
         return self._session.system_prompt_text()
+
+    @property
+    def ui(self) -> Any:
+        """The user interface (:class:`pi_host.session.ui.UI`): dialogs (``await select``,
+        ``confirm``, ``input``, ``editor``) and display calls (``notify``, ``set_status``,
+        ``set_widget``, ``set_title``, ``set_editor_text``). Without a UI, dialogs return their
+        default at once."""
+        from pi_host.session.ui import HookedUI
+
+        return HookedUI(self._session)

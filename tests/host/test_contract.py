@@ -429,6 +429,7 @@ async def probe(args, ctx):
         pass
     first_user = next(e for e in session.store.entries() if e.get("type") == "message" and e["message"]["role"] == "user")
     await ctx.navigate_tree(first_user["id"], summarize=False)
+    assert await ctx.ui.confirm("sure?") is False  # headless: the default at once, hooks around it
 
 
 @hookimpl
@@ -441,7 +442,11 @@ def test_every_declared_event_hook_fires(isolated_environment, tmp_path):
     from pi_host.plugins import hookspecs
 
     work, agent = isolated_environment["work"], isolated_environment["agent"]
-    declared = sorted(name for name in dir(hookspecs) if name.startswith("on_"))
+    # Only the interactive mode has `!command` input and /new: tests/interactive fires those two.
+    interactive_only = {"on_user_bash", "on_session_before_switch"}
+    declared = sorted(
+        name for name in dir(hookspecs) if name.startswith("on_") and name not in interactive_only
+    )
     write(agent / "extensions" / "probe.py", PROBE_PLUGIN)
     write(work / ".pi" / "settings.json", "{}")  # a protected resource: trust must be decided
     write(agent / "settings.json", json.dumps({"compaction": {"keepRecentTokens": 1}}))

@@ -31,8 +31,9 @@ SHARED_BY_ALL = {"pi_host._version", "pi_host._exports"}
 KERNEL = ("protocol", "loop", "plugins", "session")
 KERNEL_CODE_BUDGET = 4000
 """Lines of code (no blanks, comments or docstrings) of the kernel: the aim of docs/architecture.md."""
-KERNEL_LINE_CEILING = 5600
-"""All lines, docstrings included: a ceiling so the kernel does not grow unnoticed."""
+KERNEL_LINE_CEILING = 5800
+"""All lines, docstrings included: a ceiling so the kernel does not grow unnoticed (raised by 200
+for the documented ui hooks and renderer registrations of the interactive mode)."""
 FILE_LINE_BUDGET = 600
 
 

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from pi_host.plugins.hookspecs import lifecycle, prompt, provider, registration, run, tools
+from pi_host.plugins.hookspecs import lifecycle, prompt, provider, registration, run, tools, ui
 from pi_host.plugins.hookspecs._marker import hookspec
 from pi_host.plugins.hookspecs.lifecycle import *  # noqa: F403
 from pi_host.plugins.hookspecs.prompt import *  # noqa: F403
@@ -42,8 +42,9 @@ from pi_host.plugins.hookspecs.provider import *  # noqa: F403
 from pi_host.plugins.hookspecs.registration import *  # noqa: F403
 from pi_host.plugins.hookspecs.run import *  # noqa: F403
 from pi_host.plugins.hookspecs.tools import *  # noqa: F403
+from pi_host.plugins.hookspecs.ui import *  # noqa: F403
 
-MODULES: tuple[ModuleType, ...] = (registration, lifecycle, prompt, run, provider, tools)
+MODULES: tuple[ModuleType, ...] = (registration, lifecycle, prompt, run, provider, tools, ui)
 
 
 def specs() -> dict[str, Callable[..., Any]]:

@@ -16,6 +16,7 @@ __all__ = [
     "register_models",
     "register_modes",
     "register_providers",
+    "register_renderers",
     "register_session_stores",
     "register_subcommands",
     "register_tools",
@@ -76,3 +77,10 @@ def register_session_stores() -> list[Any]:
 @hookspec
 def register_subcommands() -> list[Any]:
     """CLI subcommands (``pi <name> ...``): ``Subcommand`` items."""
+
+
+@hookspec
+def register_renderers() -> list[Any]:
+    """How the interactive mode draws things: ``MessageRenderer`` (by role and custom message
+    type), ``ToolRenderer`` (a tool's call and result) and ``FooterRenderer`` items. The built-in
+    renderers register through this hook too; the last registration for a key wins."""

@@ -64,6 +64,8 @@ class SessionOptions:
     """Plugins already loaded (the CLI); then ``project_trusted`` says what was decided."""
     project_trusted: bool | None = None
     registry: ModelRegistry | None = None
+    start_reason: str = "startup"
+    """The ``session_start`` reason: ``startup``, or ``new`` for a session opened by ``/new``."""
 
 
 def open_store(host: PluginHost, settings: dict[str, Any], options: StoreOptions) -> SessionStore:
@@ -150,7 +152,7 @@ async def create_session(options: SessionOptions | None = None, **kwargs: Any) -
     )
     session = AgentSession(host, registry, store, config)
     session.compactor = Compactor(session)
-    await session.start()
+    await session.start(options.start_reason)
     return session
 
 

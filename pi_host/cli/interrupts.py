@@ -61,10 +61,14 @@ class Interrupts:
         if self._session is None or self._loop is None:
             _say(f"pi: interrupted ({self.name})")  # nothing runs yet, so nothing to save
             os._exit(self.code)
+        session, stop = self._session, None
         if self._request is not None:
             self._request.interrupted = True
+            session, stop = self._request.session, self._request.on_interrupt  # the mode may replace both
         try:
-            self._loop.call_soon_threadsafe(self._session.request_abort)
+            self._loop.call_soon_threadsafe(session.request_abort)
+            if stop is not None:
+                self._loop.call_soon_threadsafe(stop)
         except RuntimeError:  # the loop has closed: the run is over
             pass
         import threading

@@ -53,6 +53,11 @@ class RunRequest:
         """The session file's header, when the store has one."""
         self.interrupted = False
         """A signal aborted the run: the CLI prints the one line about it (modes stay quiet)."""
+        self.new_session: Any = None
+        """``await request.new_session()``: a fresh session with the same options (``/new``); the
+        mode closes the old one and owns the new one."""
+        self.on_interrupt: Any = None
+        """Called on the loop after a signal aborted the session (the interactive mode exits)."""
 
 
 def _stderr(line: str) -> None:
@@ -207,25 +212,33 @@ async def _run(
         "resume": args.resume,
         "interactive": sys.stdin.isatty() and sys.stderr.isatty(),
     }
-    try:
-        session = await create_session(
-            SessionOptions(
-                cwd=cwd,
-                model=model,
-                provider=args.provider,
-                thinking_level=thinking,
-                no_tools=args.no_tools,
-                api_key=args.api_key,
-                settings=settings,
-                mode=mode.name,
-                has_ui=mode.has_ui,
-                flags=flag_values,
-                host=host,
-                project_trusted=loaded.trust.trusted,
-                store_options=store_options,
-                registry=registry,
-            )
+    def options(store: dict[str, Any], start_reason: str = "startup") -> Any:
+        return SessionOptions(
+            cwd=cwd,
+            model=model,
+            provider=args.provider,
+            thinking_level=thinking,
+            no_tools=args.no_tools,
+            api_key=args.api_key,
+            settings=settings,
+            mode=mode.name,
+            has_ui=mode.has_ui,
+            flags=flag_values,
+            host=host,
+            project_trusted=loaded.trust.trusted,
+            store_options=store,
+            registry=registry,
+            start_reason=start_reason,
         )
+
+    async def new_session() -> Any:
+        fresh = {"session_dir": store_options["session_dir"], "no_session": args.no_session}
+        created = await create_session(options(fresh, "new"))
+        _apply_tool_flags(created, args)
+        return created
+
+    try:
+        session = await create_session(options(store_options))
     except SessionError as exc:
         _stderr(f"pi: {exc}")
         return 1
@@ -244,13 +257,14 @@ async def _run(
         load_errors=load_errors,
         header=getattr(session.store, "header", None),
     )
+    request.new_session = new_session
     interrupts.attach(session, asyncio.get_running_loop(), request)
     try:
         code = mode.run(request)
         if asyncio.iscoroutine(code):
             code = await code
     finally:
-        await session.close()
+        await request.session.close()  # the mode may have replaced it (/new)
     if interrupts.code:
         _stderr(interrupts.line)
         return interrupts.code

@@ -1,0 +1,657 @@
+"""The interactive application: one inline prompt-toolkit ``Application`` for the whole run.
+
+Data path: session events → :mod:`pi_mode_interactive.transcript` items → renderers → finished
+lines printed above the application (``run_in_terminal``) and live lines drawn in it. Input goes
+the other way: the editor → built-in command, ``!command`` or ``session.prompt`` (steer / follow-up
+while a run streams). The session runs in tasks of the same event loop, so keys keep working.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from typing import Any
+
+from prompt_toolkit.application import Application, run_in_terminal
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import ANSI
+from prompt_toolkit.layout import (
+    BufferControl,
+    ConditionalContainer,
+    DynamicContainer,
+    Float,
+    FloatContainer,
+    FormattedTextControl,
+    HSplit,
+    Layout,
+    Window,
+)
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.widgets import SearchToolbar
+
+from pi_host.lib.render import (
+    FooterInfo,
+    RenderContext,
+    ToolCallView,
+    ToolResultView,
+    default_theme,
+    git_branch,
+)
+from pi_mode_interactive import bindings as keymap
+from pi_mode_interactive.dialogs import Dialog, InteractiveUI
+from pi_mode_interactive.transcript import Item, Renderers, Transcript
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+REFRESH_S = 0.03
+"""How often streamed output is re-rendered at most (keys are drawn at once regardless)."""
+EXIT_CONFIRM_S = 1.0
+"""A second Ctrl+C within this time exits."""
+
+
+class PiApplication(Application):
+    def cpr_not_supported_callback(self) -> None:
+        """A terminal that does not answer cursor-position requests: carry on without them
+        (prompt-toolkit then assumes the screen below is free) instead of printing a warning."""
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content or ():
+        text = block.get("text") if isinstance(block, dict) else getattr(block, "text", None)
+        if isinstance(text, str):
+            parts.append(text)
+    return "".join(parts)
+
+
+def _result_view(result: Any, is_error: bool) -> ToolResultView:
+    content = (result or {}).get("content") if isinstance(result, dict) else getattr(result, "content", None)
+    details = (result or {}).get("details") if isinstance(result, dict) else getattr(result, "details", None)
+    return ToolResultView(content=list(content or []), details=details, is_error=is_error, text=_text_of(content))
+
+
+class InteractiveApp:
+    def __init__(self, request: Any) -> None:
+        from pi_host.config.paths import agent_dir
+
+        self.request = request
+        self.session = request.session
+        self.cwd = self.session.config.cwd
+        self.agent_dir = agent_dir()
+        self.theme = default_theme()
+        self.renderers = Renderers(request.host, lambda line: self.notice(line, "error"))
+        self.transcript = Transcript()
+        self.statuses: dict[str, str] = {}
+        self.widgets: dict[str, dict[str, list[str]]] = {"above": {}, "below": {}}
+        self.queued: tuple[list[str], list[str]] = ([], [])
+        self.working = False
+        self.status_line = ""
+        self.dialogs: list[Dialog] = []
+        self.live_lines: list[str] = []
+        self.exit_code = 0
+        self.git_branch = git_branch(self.cwd)
+        self.session_name = self._stored_name()
+        self._tools: dict[str, ToolCallView] = {}
+        self._results: dict[str, ToolResultView] = {}
+        self._tool_items: dict[str, Item] = {}
+        self._assistant: Item | None = None
+        self._assistant_message: Any = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.user_bash_controllers: set[Any] = set()
+        self.key_help: dict[str, list[str]] = {}
+        self._dirty = asyncio.Event()
+        self._last_ctrl_c = 0.0
+        self._started = time.monotonic()
+        self._unsubscribe = self.session.subscribe(self._on_event)
+        self.editor = self._make_editor()
+        self.app = self._make_application()
+        self.session.ui = InteractiveUI(self)
+
+    # --- building --------------------------------------------------------------------------------
+
+    def _make_editor(self) -> Buffer:
+        from pi_mode_interactive.editing import make_editor_parts
+
+        self.parts = make_editor_parts(self.agent_dir, self.cwd, self._command_list)
+        return Buffer(
+            multiline=True,
+            history=self.parts.history,
+            completer=self.parts.completer,
+            complete_while_typing=True,
+            enable_history_search=False,
+        )
+
+    def _make_application(self) -> Application:
+        bindings, problems = keymap.build(self)
+        for line in problems:
+            self.notice(f"keybindings.json: {line}", "warning")
+        is_working = Condition(lambda: self.working)
+        has_dialog = Condition(lambda: bool(self.dialogs))
+        search = SearchToolbar(vi_mode=False)
+        editor = Window(
+            BufferControl(self.editor, input_processors=self.parts.processors, search_buffer_control=search.control),
+            height=Dimension(min=1, max=12),
+            dont_extend_height=True,
+            wrap_lines=True,
+            get_line_prefix=lambda line, wrap: ANSI(self._paint("accent", "› ") if line == 0 and not wrap else "  "),
+        )
+        self.editor_window = editor
+        def shown(text: Any) -> Any:  # a line of the bottom area, taking no row when empty
+            return ConditionalContainer(
+                Window(FormattedTextControl(lambda: ANSI(text())), dont_extend_height=True),
+                filter=Condition(lambda: bool(text())),
+            )
+
+        rule = Window(height=1, char="─", style="fg:ansibrightblack")
+        body = HSplit(
+            [
+                shown(lambda: "\n".join(self._visible_live())),
+                ConditionalContainer(Window(FormattedTextControl(self._working_line), height=1), filter=is_working),
+                shown(self._queue_text),
+                shown(lambda: self._widget_text("above")),
+                ConditionalContainer(DynamicContainer(self._dialog_container), filter=has_dialog),
+                rule,
+                editor,
+                search,
+                rule,
+                shown(lambda: self._widget_text("below")),
+                Window(FormattedTextControl(lambda: ANSI(self._footer_text())), dont_extend_height=True),
+            ]
+        )
+        root = FloatContainer(
+            body, floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=10, scroll_offset=1))]
+        )
+        app = PiApplication(
+            layout=Layout(root, focused_element=editor),
+            key_bindings=bindings,
+            full_screen=False,
+            mouse_support=False,
+            erase_when_done=False,
+            min_redraw_interval=0.0,
+            refresh_interval=None,
+        )
+        app.ttimeoutlen = 0.05  # Escape alone is told from Alt+key after 50 ms
+        app.timeoutlen = 0.5
+        return app
+
+    # --- running ---------------------------------------------------------------------------------
+
+    async def run(self) -> int:
+        from prompt_toolkit.patch_stdout import patch_stdout
+
+        self._show_history()
+        self._spawn(self._refresher())
+        self._spawn(self._spinner())
+        for index, prompt in enumerate(self.request.prompts):
+            images = self.request.images if index == 0 else None
+            self._spawn(self._send(prompt, images=images, follow_up=index > 0))
+        self.request.on_interrupt = lambda: self.exit(130)
+        with patch_stdout(raw=True):  # a plugin's stray print goes above the application
+            await self.app.run_async()
+        for task in list(self._tasks):
+            task.cancel()
+        self._unsubscribe()
+        if self.session.is_streaming:
+            await self.session.abort()
+        return self.exit_code
+
+    def exit(self, code: int = 0) -> None:
+        self.exit_code = code
+        if self.app.is_running and not self.app.future.done():
+            self.app.exit()
+
+    def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            error = task.exception()
+            self.notice(f"{type(error).__name__}: {error}", "error")
+
+    def invalidate(self) -> None:
+        self._dirty.set()
+
+    # --- output ----------------------------------------------------------------------------------
+
+    def _rc(self, state: dict[str, Any]) -> RenderContext:
+        return RenderContext(
+            width=self._width(),
+            theme=self.theme,
+            expanded=self.transcript.expanded,
+            show_thinking=self.transcript.show_thinking,
+            cwd=self.cwd,
+            state=state,
+        )
+
+    def _width(self) -> int:
+        try:
+            return max(20, self.app.output.get_size().columns - 1)
+        except Exception:
+            return 80
+
+    async def _refresher(self) -> None:
+        """Re-render the transcript when something changed, at most every ``REFRESH_S``; hand
+        finished lines to the terminal's scrollback."""
+        while True:
+            await self._dirty.wait()
+            self._dirty.clear()
+            lines, self.live_lines = self.transcript.take(self._rc)
+            if lines:
+                await self._print_above("\n".join(lines))
+            self.app.invalidate()
+            await asyncio.sleep(REFRESH_S)
+
+    async def _print_above(self, text: str) -> None:
+        output = self.app.output
+
+        def write() -> None:
+            output.write_raw(text.replace("\n", "\r\n") + "\r\n")
+            output.flush()
+
+        if self.app.is_running:
+            await run_in_terminal(write, in_executor=False)
+        else:
+            write()
+
+    def _visible_live(self) -> list[str]:
+        rows = self.app.output.get_size().rows if self.app.is_running else 24
+        room = max(3, rows - 8 - self.editor.document.line_count)
+        return self.live_lines[-room:]
+
+    def _paint(self, name: str, text: str) -> str:
+        return self.theme.fg(name, text)
+
+    @staticmethod
+    def _fit(text: str, rc: RenderContext) -> str:
+        from pi_host.lib.render import wrap
+
+        return "\n".join(line for part in text.split("\n") for line in wrap(part, rc.width) or [""])
+
+    def notice(self, text: str, kind: str = "info") -> None:
+        colour = kind if kind in ("error", "warning") else "muted"
+        self.transcript.add(Item(lambda rc, text=text: self._fit(self._paint(colour, text), rc), done=True))
+        self.invalidate()
+
+    def _show_history(self) -> None:
+        for message in self.session.messages[-200:]:
+            self._message_item(message, done=True)
+        version = getattr(sys.modules.get("pi_host"), "__version__", "")
+        model = self.session.model
+        hint = "esc interrupt · ctrl+c clear · ctrl+d exit · /hotkeys for keys"
+        title = self._paint("accent", f"pi-host {version}".strip())
+        label = "model: " + (model.key if model else "none (set one with --model)")
+        banner = f"{title} {self._paint('muted', hint)}\n{self._paint('muted', label)}"
+        self.transcript.add(Item(lambda rc: self._fit(banner, rc), done=True))
+        self.invalidate()
+
+    # --- session events --------------------------------------------------------------------------
+
+    def _message_item(self, message: Any, done: bool) -> Item | None:
+        role = getattr(message, "role", None)
+        if role in ("toolResult", "system") or (role == "custom" and not getattr(message, "display", True)):
+            return None
+        if role == "assistant":
+            for block in message.content:
+                if getattr(block, "type", None) == "toolCall":
+                    self._tools.setdefault(
+                        block.id, ToolCallView(id=block.id, name=block.name, args=dict(block.arguments or {}))
+                    )
+        holder = {"message": message}
+        item = self.transcript.add(Item(lambda rc: self.renderers.message(holder["message"], rc), done=done))
+        item.state["_holder"] = holder
+        if role == "assistant" and done:
+            for block in message.content:
+                if getattr(block, "type", None) == "toolCall":
+                    self._tool_item(block.id, done=True)
+        return item
+
+    def _tool_item(self, call_id: str, done: bool = False) -> Item:
+        item = self._tool_items.get(call_id)
+        if item is None:
+
+            def draw(rc: RenderContext) -> Any:
+                view = self._tools[call_id]
+                result = self._results.get(call_id)
+                if result is None:
+                    return self.renderers.tool_call(view, rc)
+                return self.renderers.tool_result(view, result, rc)
+
+            item = self._tool_items[call_id] = self.transcript.add(Item(draw, done=done))
+        return item
+
+    def _on_event(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        handler = getattr(self, f"_on_{kind}", None)
+        if handler is not None:
+            handler(event)
+            self.invalidate()
+
+    def _on_message_start(self, event: dict[str, Any]) -> None:
+        message = event["message"]
+        if getattr(message, "role", None) == "assistant":
+            self._assistant = self._message_item(message, done=False)
+            self._assistant_message = message
+        else:
+            self._message_item(message, done=True)
+
+    def _on_message_update(self, event: dict[str, Any]) -> None:
+        message = event["message"]
+        if self._assistant is None:
+            return
+        self._assistant.state["_holder"]["message"] = message
+        for block in getattr(message, "content", ()):
+            if getattr(block, "type", None) == "toolCall":
+                view = self._tools.get(block.id)
+                if view is None:
+                    view = self._tools[block.id] = ToolCallView(id=block.id, name=block.name, args={}, partial=True)
+                    self._tool_item(block.id)
+                view.args = dict(block.arguments or {})
+
+    def _on_message_end(self, event: dict[str, Any]) -> None:
+        message = event["message"]
+        if getattr(message, "role", None) != "assistant" or self._assistant is None:
+            return
+        self._assistant.state["_holder"]["message"] = message
+        self._assistant.done = True
+        self._assistant = None
+        stopped = getattr(message, "stop_reason", "") in ("error", "aborted")
+        for block in message.content:
+            if getattr(block, "type", None) == "toolCall":
+                view = self._tools.setdefault(block.id, ToolCallView(id=block.id, name=block.name, args={}))
+                view.args, view.partial = dict(block.arguments or {}), False
+                item = self._tool_item(block.id)
+                if stopped:  # no tool runs after an error or an abort
+                    item.done = True
+
+    def _on_tool_execution_start(self, event: dict[str, Any]) -> None:
+        call_id = event["toolCallId"]
+        view = self._tools.setdefault(call_id, ToolCallView(id=call_id, name=event["toolName"], args={}))
+        view.args = dict(event.get("args") or view.args)
+        view.partial, view.running = False, True
+        self._tool_item(call_id)
+
+    def _on_tool_execution_update(self, event: dict[str, Any]) -> None:
+        view = self._tools.get(event["toolCallId"])
+        if view is not None:
+            partial = event.get("partialResult")
+            view.output = _text_of(partial.get("content") if isinstance(partial, dict) else partial)
+
+    def _on_tool_execution_end(self, event: dict[str, Any]) -> None:
+        call_id = event["toolCallId"]
+        view = self._tools.get(call_id)
+        if view is not None:
+            view.running = False
+        self._results[call_id] = _result_view(event.get("result"), bool(event.get("isError")))
+        self._tool_item(call_id).done = True
+
+    def _on_queue_update(self, event: dict[str, Any]) -> None:
+        self.queued = (list(event.get("steering") or []), list(event.get("followUp") or []))
+
+    def _on_agent_start(self, event: dict[str, Any]) -> None:
+        self.working, self.status_line = True, "Working…"
+
+    def _on_agent_settled(self, event: dict[str, Any]) -> None:
+        self.working = False
+        if self._assistant is not None:
+            self._assistant.done = True
+            self._assistant = None
+        for item in self._tool_items.values():
+            item.done = True
+
+    def _on_auto_retry_start(self, event: dict[str, Any]) -> None:
+        seconds = (event.get("delayMs") or 0) / 1000
+        self.notice(
+            f"Retrying ({event.get('attempt')}/{event.get('maxAttempts')}) in {seconds:g} s: {event.get('errorMessage', '')}",
+            "warning",
+        )
+
+    def _on_compaction_start(self, event: dict[str, Any]) -> None:
+        self.working, self.status_line = True, "Compacting…"
+
+    def _on_compaction_end(self, event: dict[str, Any]) -> None:
+        from pi_host.protocol.messages import CompactionSummaryMessage
+
+        self.working = self.session.is_streaming
+        result = event.get("result")
+        if isinstance(result, dict) and result.get("summary"):
+            summary = CompactionSummaryMessage(summary=result["summary"], tokens_before=result.get("tokensBefore") or 0)
+            self._message_item(summary, done=True)
+        elif event.get("errorMessage"):
+            self.notice(f"Compaction failed: {event['errorMessage']}", "error")
+        elif event.get("aborted"):
+            self.notice("Compaction aborted", "warning")
+
+    def _on_session_info_changed(self, event: dict[str, Any]) -> None:
+        self.session_name = event.get("name")
+
+    # --- bottom of the screen ----------------------------------------------------------------
+
+    def _working_line(self) -> Any:
+        frame = SPINNER[int((time.monotonic() - self._started) * 10) % len(SPINNER)]
+        return [("fg:ansicyan", f"{frame} "), ("", self.status_line), ("fg:ansibrightblack", "  (esc to interrupt)")]
+
+    async def _spinner(self) -> None:
+        while True:
+            await asyncio.sleep(0.1)
+            if self.working:
+                self.app.invalidate()
+
+    def _queue_text(self) -> str:
+        steering, follow_up = self.queued
+        lines = [self._paint("muted", "Steering: ") + text.replace("\n", " ") for text in steering]
+        lines += [self._paint("muted", "Follow-up: ") + text.replace("\n", " ") for text in follow_up]
+        if lines:
+            lines.append(self._paint("muted", "↳ alt+up to edit all queued messages"))
+        return "\n".join(lines)
+
+    def _widget_text(self, side: str) -> str:
+        return "\n".join(line for lines in self.widgets[side].values() for line in lines)
+
+    def _dialog_container(self) -> Any:
+        return self.dialogs[-1].container if self.dialogs else Window(height=0)
+
+    def footer_info(self) -> FooterInfo:
+        totals = {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
+        cost = 0.0
+        context_tokens = None
+        for message in self.session.messages:
+            if getattr(message, "role", None) != "assistant":
+                continue
+            usage = message.usage
+            for key in totals:
+                totals[key] += getattr(usage, key, 0) or 0
+            cost += float(usage.cost.total or 0)
+            if message.stop_reason not in ("aborted", "error"):
+                context_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
+        model = self.session.model
+        return FooterInfo(
+            cwd=self.cwd,
+            git_branch=self.git_branch,
+            session_name=self.session_name,
+            provider=model.provider if model else None,
+            model=model.id if model else None,
+            thinking_level=self.session.thinking_level,
+            reasoning=bool(model and model.reasoning),
+            input_tokens=totals["input"],
+            output_tokens=totals["output"],
+            cache_read=totals["cache_read"],
+            cache_write=totals["cache_write"],
+            cost=cost,
+            context_tokens=context_tokens,
+            context_window=model.context_window if model else None,
+            statuses=dict(self.statuses),
+        )
+
+    def _footer_text(self) -> str:
+        return self.renderers.footer(self.footer_info(), self._rc({}))
+
+    def _stored_name(self) -> str | None:
+        name = None
+        for entry in self.session.store.entries():
+            if entry.get("type") == "session_info":
+                name = entry.get("name") or None
+        return name
+
+    # --- dialogs and editor (ctx.ui) -----------------------------------------------------------
+
+    async def ask(self, dialog: Dialog, timeout: float | None = None, signal: Any = None) -> Any:
+        self.dialogs.append(dialog)
+        self.app.layout.focus(dialog.focus)
+        self.app.invalidate()
+        remove = signal.add_listener(lambda: dialog.finish(dialog.default)) if signal is not None else None
+        try:
+            return await asyncio.wait_for(asyncio.shield(dialog.answer), timeout) if timeout else await dialog.answer
+        except TimeoutError:
+            return dialog.default
+        finally:
+            if remove is not None:
+                remove()
+            self.dialogs.remove(dialog)
+            self.app.layout.focus(self.dialogs[-1].focus if self.dialogs else self.editor_window)
+            self.app.invalidate()
+
+    def set_title(self, title: str) -> None:
+        self.app.output.set_title(title)
+        self.app.output.flush()
+
+    def set_editor_text(self, text: str) -> None:
+        self.editor.text = text
+        self.editor.cursor_position = len(text)
+        self.app.invalidate()
+
+    # --- input -------------------------------------------------------------------------------
+
+    def _command_list(self) -> list[tuple[str, str]]:
+        from pi_mode_interactive.commands import BUILTIN
+
+        found = [(name, command.description) for name, command in BUILTIN.items()]
+        for name, command in self.session.commands.items():
+            found.append((name, getattr(command, "description", "") or ""))
+        for template in getattr(self.session, "prompt_templates", None) or ():
+            found.append((getattr(template, "name", str(template)), getattr(template, "description", "") or ""))
+        for skill in getattr(self.session, "skills", None) or ():
+            found.append((f"skill:{getattr(skill, 'name', skill)}", getattr(skill, "description", "") or ""))
+        return found
+
+    def submit(self, follow_up: bool = False) -> None:
+        raw = self.editor.text
+        text = self.parts.expand(raw)
+        if not text.strip():
+            return
+        self.editor.append_to_history()
+        self.editor.reset()
+        self._spawn(self._send(text, follow_up=follow_up))
+
+    async def _send(self, text: str, images: Any = None, follow_up: bool = False) -> None:
+        from pi_mode_interactive import commands, shell
+
+        text, found = self.parts.attachments(text, images)
+        if text.startswith("!"):
+            await shell.run_user_bash(self, text)
+            return
+        if text.startswith("/") and await commands.run_builtin(self, text):
+            return
+        if self.session.is_streaming:
+            await self.session.prompt(
+                text, images=found, streaming_behavior="followUp" if follow_up else "steer", source="interactive"
+            )
+            return
+        await self.session.prompt(text, images=found, source="interactive")
+
+    def restore_queue(self) -> None:
+        queued = self.session.clear_queue()
+        texts = list(queued.get("steering", [])) + list(queued.get("followUp", []))
+        if self.editor.text.strip():
+            texts.append(self.editor.text)
+        if texts:
+            self.set_editor_text("\n".join(texts))
+
+    def abort(self) -> None:
+        for controller in list(self.user_bash_controllers):
+            controller.abort("Cancelled")
+        if self.session.is_streaming or self.working:
+            self.restore_queue()
+            self.session.request_abort()
+
+    def live_tool(self, view: ToolCallView) -> Item:
+        """Show a call that is not the model's (a ``!command``) like a tool call."""
+        self._tools[view.id] = view
+        return self._tool_item(view.id)
+
+    def forget_tool(self, call_id: str) -> None:
+        self._tools.pop(call_id, None)
+        self._tool_items.pop(call_id, None)
+
+    def switch_session(self, session: Any) -> None:
+        """Show ``session`` from now on (``/new``); the caller closed the old one."""
+        self._unsubscribe()
+        self.session = self.request.session = session
+        self._unsubscribe = session.subscribe(self._on_event)
+        session.ui = InteractiveUI(self)
+        self.session_name = self._stored_name()
+        self.queued = ([], [])
+        self._tools.clear()
+        self._results.clear()
+        self._tool_items.clear()
+        self.invalidate()
+
+    def reload_keys(self) -> None:
+        bindings, problems = keymap.build(self)
+        self.app.key_bindings = bindings
+        for line in problems:
+            self.notice(f"keybindings.json: {line}", "warning")
+
+    def ctrl_c(self) -> None:
+        now = time.monotonic()
+        if now - self._last_ctrl_c < EXIT_CONFIRM_S:
+            self.exit(0)
+            return
+        self._last_ctrl_c = now
+        if self.editor.text:
+            self.editor.reset()
+        else:
+            self.notice("Press ctrl+c again to exit", "info")
+
+    def ctrl_d(self) -> None:
+        if not self.editor.text:
+            self.exit(0)
+
+    def toggle_thinking(self) -> None:
+        self.transcript.show_thinking = not self.transcript.show_thinking
+        self.notice(f"Thinking blocks {'shown' if self.transcript.show_thinking else 'hidden'}")
+
+    def toggle_tools(self) -> None:
+        self.transcript.expanded = not self.transcript.expanded
+        state = "expanded" if self.transcript.expanded else "collapsed"
+        last = next(reversed(self._results), None)
+        if self.transcript.expanded and last is not None:  # scrollback cannot change: show the last one again
+            self._tool_item_again(last)
+        self.notice(f"Tool output {state}")
+
+    def _tool_item_again(self, call_id: str) -> None:
+        view, result = self._tools.get(call_id), self._results.get(call_id)
+        if view is not None and result is not None:
+            self.transcript.add(Item(lambda rc: self.renderers.tool_result(view, result, rc), done=True))
+
+    async def external_editor(self) -> None:
+        from pi_mode_interactive.editor import edit_in_external_editor
+
+        draft = self.editor.text
+        result: list[str | None] = []
+        await run_in_terminal(lambda: result.append(edit_in_external_editor(draft, os.environ)), in_executor=True)
+        if result and result[0] is not None:
+            self.set_editor_text(result[0])
+
+
+async def run_interactive(request: Any) -> int:
+    app = InteractiveApp(request)
+    return await app.run()

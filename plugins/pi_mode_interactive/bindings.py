@@ -1,0 +1,73 @@
+"""The application's keys, by pi's action ids (remappable in ``<agent dir>/keybindings.json``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from prompt_toolkit.filters import Condition, has_completions
+from prompt_toolkit.key_binding import KeyBindings
+
+from pi_mode_interactive.editor.keys import load_keybindings, register_extra_sequences, to_prompt_toolkit
+from pi_mode_interactive.editor.paste import bind_paste
+
+if TYPE_CHECKING:
+    from pi_mode_interactive.app import InteractiveApp
+
+
+def _actions(ui: InteractiveApp) -> dict[str, Callable[[Any], Any]]:
+    def newline(event: Any) -> None:
+        event.current_buffer.insert_text("\n")
+
+    def submit(event: Any) -> None:
+        buffer = event.current_buffer
+        if buffer.complete_state is not None and buffer.complete_state.current_completion is not None:
+            buffer.apply_completion(buffer.complete_state.current_completion)
+            return
+        document = buffer.document
+        if document.is_cursor_at_the_end and document.text.endswith("\\"):  # `\` + Enter: a new line
+            buffer.delete_before_cursor(1)
+            buffer.insert_text("\n")
+            return
+        ui.submit()
+
+    return {
+        "tui.input.submit": submit,
+        "tui.input.newLine": newline,
+        "app.message.followUp": lambda event: ui.submit(follow_up=True),
+        "app.message.dequeue": lambda event: ui.restore_queue(),
+        "app.interrupt": lambda event: ui.abort(),
+        "app.clear": lambda event: ui.ctrl_c(),
+        "app.exit": lambda event: ui.ctrl_d(),
+        "app.thinking.toggle": lambda event: ui.toggle_thinking(),
+        "app.tools.expand": lambda event: ui.toggle_tools(),
+        "app.editor.external": lambda event: ui._spawn(ui.external_editor()),
+        "app.message.copy": lambda event: ui._spawn(_copy(ui)),
+    }
+
+
+async def _copy(ui: InteractiveApp) -> None:
+    from pi_mode_interactive.commands import run_builtin
+
+    await run_builtin(ui, "/copy")
+
+
+def build(ui: InteractiveApp) -> tuple[KeyBindings, list[str]]:
+    """Key bindings of the editor and the application; the problems of keybindings.json."""
+    register_extra_sequences()  # Shift+Enter and CSI-u keys of terminals that report them
+    chosen, problems = load_keybindings(ui.agent_dir)
+    bindings = KeyBindings()
+    editing = Condition(lambda: not ui.dialogs)
+    bind_paste(bindings, ui.editor, ui.parts.pastes, filter=editing)
+    escape_free = Condition(lambda: not ui.dialogs) & ~has_completions
+    for action, handler in _actions(ui).items():
+        for key in chosen.get(action, []):
+            try:
+                sequence = to_prompt_toolkit(key)
+            except ValueError as exc:
+                problems.append(f"{action}: {exc}")
+                continue
+            condition = escape_free if action == "app.interrupt" else editing
+            bindings.add(*sequence, filter=condition)(handler)
+    ui.key_help = {action: chosen.get(action, []) for action in _actions(ui)}
+    return bindings, problems

@@ -1,0 +1,156 @@
+"""The interactive mode's own slash commands (reference §10.5). Plugin commands, prompt templates
+and skills go through ``session.prompt`` as in every mode."""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import subprocess
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_mode_interactive.app import InteractiveApp
+
+
+@dataclass
+class Builtin:
+    run: Callable[[InteractiveApp, str], Awaitable[None]]
+    description: str
+
+
+async def _quit(ui: InteractiveApp, args: str) -> None:
+    ui.exit(0)
+
+
+async def _hotkeys(ui: InteractiveApp, args: str) -> None:
+    width = max(len(action) for action in ui.key_help)
+    lines = ["Keys (remap by action id in <agent dir>/keybindings.json):"]
+    for action, keys in ui.key_help.items():
+        lines.append(f"  {action.ljust(width)}  {', '.join(keys) or '(none)'}")
+    lines.append("  !command / !!command  run a shell command (!! keeps it out of the context)")
+    ui.notice("\n".join(lines))
+
+
+async def _compact(ui: InteractiveApp, args: str) -> None:
+    if ui.session.is_streaming:
+        ui.notice("Wait for the run to finish (or press escape) before compacting", "warning")
+        return
+    try:
+        await ui.session.compact(args.strip() or None)
+    except Exception as exc:
+        ui.notice(f"Compaction failed: {exc}", "error")
+
+
+async def _copy(ui: InteractiveApp, args: str) -> None:
+    last = ui.session.last_assistant()
+    text = last.text() if last is not None else ""
+    if not text:
+        ui.notice("Nothing to copy yet", "warning")
+        return
+    how = copy_to_clipboard(text, ui.app.output.write_raw)
+    ui.app.output.flush()
+    ui.notice(f"Copied the last answer ({how})")
+
+
+def copy_to_clipboard(text: str, write_raw: Callable[[str], None]) -> str:
+    """A clipboard tool when one exists, else OSC 52 (the terminal's own clipboard)."""
+    for tool in (["wl-copy"], ["xclip", "-selection", "clipboard"], ["xsel", "--clipboard", "--input"], ["pbcopy"]):
+        if shutil.which(tool[0]) and (tool[0] != "wl-copy" or os.environ.get("WAYLAND_DISPLAY")):
+            if tool[0].startswith("x") and not os.environ.get("DISPLAY"):
+                continue
+            try:
+                subprocess.run(tool, input=text.encode(), check=True, timeout=5, capture_output=True)
+                return tool[0]
+            except (OSError, subprocess.SubprocessError):
+                continue
+    payload = base64.b64encode(text.encode()).decode()
+    write_raw(f"\x1b]52;c;{payload}\x07")
+    return "OSC 52"
+
+
+async def _name(ui: InteractiveApp, args: str) -> None:
+    name = args.strip()
+    if not name:
+        ui.notice(f"Session name: {ui.session_name or '(none)'} — /name <name> sets it")
+        return
+    stored = await ui.session.set_session_name(name)
+    ui.notice(f"Session named {stored!r}")
+
+
+async def _session(ui: InteractiveApp, args: str) -> None:
+    session = ui.session
+    counts: dict[str, int] = {}
+    for message in session.messages:
+        role = getattr(message, "role", "?")
+        counts[role] = counts.get(role, 0) + 1
+    info = ui.footer_info()
+    tools = sum(
+        1 for m in session.messages if getattr(m, "role", "") == "assistant" for b in m.content if b.type == "toolCall"
+    )
+    lines = [
+        "Session",
+        f"  file:      {session.store.session_file or '(not saved: --no-session)'}",
+        f"  id:        {session.session_id}",
+        f"  name:      {ui.session_name or '(none)'}",
+        f"  messages:  {counts.get('user', 0)} user, {counts.get('assistant', 0)} assistant, "
+        f"{tools} tool calls, {counts.get('toolResult', 0)} tool results, {len(session.messages)} total",
+        f"  tokens:    {info.input_tokens} in, {info.output_tokens} out, "
+        f"{info.cache_read} cache read, {info.cache_write} cache write",
+        f"  cost:      ${info.cost:.4f}",
+    ]
+    ui.notice("\n".join(lines))
+
+
+async def _new(ui: InteractiveApp, args: str) -> None:
+    if ui.request.new_session is None:
+        ui.notice("This run cannot open a new session", "error")
+        return
+    old = ui.session
+    decision = await old.host.dispatch("session_before_switch", {"reason": "new"}, old.ctx)
+    if isinstance(decision, dict) and decision.get("cancel"):
+        ui.notice("A plugin kept the current session", "warning")
+        return
+    if old.is_streaming:
+        await old.abort()
+    fresh = await ui.request.new_session()
+    await old.close("new")
+    ui.switch_session(fresh)
+    ui.notice("New session started")
+
+
+async def _reload(ui: InteractiveApp, args: str) -> None:
+    from pi_host.config.settings import load_settings
+
+    session = ui.session
+    settings, problems = load_settings(ui.cwd, project_trusted=session.config.project_trusted)
+    for line in problems:
+        ui.notice(f"settings: {line}", "warning")
+    await session.reload(settings)
+    ui.reload_keys()
+    ui.parts.refresh()
+    ui.notice("Reloaded settings, keybindings, context files, skills and prompt templates")
+
+
+BUILTIN: dict[str, Builtin] = {
+    "quit": Builtin(_quit, "Exit pi"),
+    "hotkeys": Builtin(_hotkeys, "Show the keyboard shortcuts"),
+    "compact": Builtin(_compact, "Summarize the conversation so far: /compact [focus]"),
+    "copy": Builtin(_copy, "Copy the last answer to the clipboard"),
+    "name": Builtin(_name, "Name the session: /name <name>"),
+    "session": Builtin(_session, "Show the session's file, id, messages, tokens and cost"),
+    "new": Builtin(_new, "Start a new session"),
+    "reload": Builtin(_reload, "Reload settings, keybindings, context files, skills and templates"),
+}
+
+
+async def run_builtin(ui: InteractiveApp, text: str) -> bool:
+    """Run ``/name args`` when it names a built-in command; False lets the session have it."""
+    name, _, args = text[1:].partition(" ")
+    command = BUILTIN.get(name)
+    if command is None:  # built-ins come first: no plugin can take /quit away
+        return False
+    await command.run(ui, args)
+    return True

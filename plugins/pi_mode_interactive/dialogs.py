@@ -1,0 +1,201 @@
+"""``ctx.ui`` in the terminal: dialogs shown above the editor that await the user's answer.
+
+A dialog takes the keyboard while it is open (the editor keeps its draft); Escape dismisses it
+(the default answer), a timeout or an abort signal closes it the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.layout import BufferControl, FormattedTextControl, HSplit, Window
+from prompt_toolkit.layout.dimension import Dimension
+
+from pi_host.session.ui import HeadlessUI
+
+if TYPE_CHECKING:
+    from pi_mode_interactive.app import InteractiveApp
+
+
+class Dialog:
+    """A container with its own keys and a future for the answer."""
+
+    default: Any = None
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self.answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.keys = KeyBindings()
+
+        @self.keys.add("escape", eager=True)
+        @self.keys.add("c-c", eager=True)
+        def _dismiss(event: Any) -> None:
+            self.finish(self.default)
+
+    def finish(self, value: Any) -> None:
+        if not self.answer.done():
+            self.answer.set_result(value)
+
+    def title_window(self, hint: str) -> Window:
+        text = FormattedText([("bold", self.title), ("", "  "), ("fg:ansibrightblack", hint)])
+        return Window(FormattedTextControl(text), height=Dimension(min=1), wrap_lines=True)
+
+    @property
+    def container(self) -> Any:
+        raise NotImplementedError
+
+    @property
+    def focus(self) -> Any:
+        return self.container
+
+
+class ConfirmDialog(Dialog):
+    default = False
+
+    def __init__(self, title: str, message: str) -> None:
+        super().__init__(title)
+        self.message = message
+
+        @self.keys.add("y")
+        @self.keys.add("Y")
+        def _yes(event: Any) -> None:
+            self.finish(True)
+
+        @self.keys.add("n")
+        @self.keys.add("N")
+        @self.keys.add("enter")
+        def _no(event: Any) -> None:
+            self.finish(False)
+
+        body = [self.title_window("[y/N]")]
+        if message:
+            body.append(Window(FormattedTextControl(message), height=Dimension(min=1), wrap_lines=True))
+        self._focus = Window(FormattedTextControl("", focusable=True, key_bindings=self.keys), height=0)
+        self._container = HSplit([*body, self._focus])
+
+    @property
+    def container(self) -> Any:
+        return self._container
+
+    @property
+    def focus(self) -> Any:
+        return self._focus
+
+
+class SelectDialog(Dialog):
+    def __init__(self, title: str, options: list[str]) -> None:
+        super().__init__(title)
+        self.options = list(options)
+        self.index = 0
+
+        @self.keys.add("up")
+        @self.keys.add("c-p")
+        def _up(event: Any) -> None:
+            self.index = (self.index - 1) % max(1, len(self.options))
+
+        @self.keys.add("down")
+        @self.keys.add("c-n")
+        def _down(event: Any) -> None:
+            self.index = (self.index + 1) % max(1, len(self.options))
+
+        @self.keys.add("enter")
+        def _pick(event: Any) -> None:
+            self.finish(self.options[self.index] if self.options else None)
+
+        self._list = Window(
+            FormattedTextControl(self._lines, focusable=True, key_bindings=self.keys, show_cursor=False),
+            height=Dimension(max=10),
+        )
+        self._container = HSplit([self.title_window("↑↓ move · enter pick · esc cancel"), self._list])
+
+    def _lines(self) -> Any:
+        parts: list[tuple[str, str]] = []
+        for number, option in enumerate(self.options):
+            chosen = number == self.index
+            parts.append(("reverse" if chosen else "", f"{'›' if chosen else ' '} {option}"))
+            parts.append(("", "\n"))
+        return parts[:-1]
+
+    @property
+    def container(self) -> Any:
+        return self._container
+
+    @property
+    def focus(self) -> Any:
+        return self._list
+
+
+class TextDialog(Dialog):
+    """``input`` (one line, Enter answers) and ``editor`` (many lines, Ctrl+S or Alt+Enter answer)."""
+
+    def __init__(self, title: str, text: str = "", multiline: bool = False, placeholder: str = "") -> None:
+        super().__init__(title)
+        self.buffer = Buffer(multiline=multiline, document=None)
+        self.buffer.text = text
+        self.buffer.cursor_position = len(text)
+
+        submit_keys = [("c-s",), ("escape", "enter")] if multiline else [("enter",)]
+        for keys in submit_keys:
+            self.keys.add(*keys, eager=True)(lambda event: self.finish(self.buffer.text))
+        hint = "ctrl+s save · esc cancel" if multiline else (placeholder or "enter submit · esc cancel")
+        self._editor = Window(
+            BufferControl(self.buffer, key_bindings=self.keys),
+            height=Dimension(min=1, max=12 if multiline else 1),
+            wrap_lines=True,
+            get_line_prefix=lambda line, wrap: "› " if line == 0 and not wrap else "  ",
+        )
+        self._container = HSplit([self.title_window(hint), self._editor])
+
+    @property
+    def container(self) -> Any:
+        return self._container
+
+    @property
+    def focus(self) -> Any:
+        return self._editor
+
+
+class InteractiveUI(HeadlessUI):
+    """The session's UI while the interactive mode runs."""
+
+    def __init__(self, app: InteractiveApp) -> None:
+        self.app = app
+
+    async def select(self, title: str, options: list[str], **options_: Any) -> str | None:
+        return await self.app.ask(SelectDialog(title, options), **options_)
+
+    async def confirm(self, title: str, message: str = "", **options: Any) -> bool:
+        return bool(await self.app.ask(ConfirmDialog(title, message), **options))
+
+    async def input(self, title: str, placeholder: str = "", **options: Any) -> str | None:
+        return await self.app.ask(TextDialog(title, placeholder=placeholder), **options)
+
+    async def editor(self, title: str, prefill: str = "", **options: Any) -> str | None:
+        return await self.app.ask(TextDialog(title, prefill, multiline=True), **options)
+
+    def notify(self, message: str, kind: str = "info") -> None:
+        self.app.notice(message, kind)
+
+    def set_status(self, key: str, text: str | None) -> None:
+        if text is None:
+            self.app.statuses.pop(key, None)
+        else:
+            self.app.statuses[key] = str(text)
+        self.app.invalidate()
+
+    def set_widget(self, key: str, lines: list[str] | None, placement: str = "above") -> None:
+        for side in self.app.widgets.values():
+            side.pop(key, None)
+        if lines is not None:
+            self.app.widgets["below" if placement == "below" else "above"][key] = [str(line) for line in lines]
+        self.app.invalidate()
+
+    def set_title(self, title: str) -> None:
+        self.app.set_title(title)
+
+    def set_editor_text(self, text: str) -> None:
+        self.app.set_editor_text(text)

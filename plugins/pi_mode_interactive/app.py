@@ -383,7 +383,8 @@ class InteractiveApp:
         view = self._tools.get(event["toolCallId"])
         if view is not None:
             partial = event.get("partialResult")
-            view.output = _text_of(partial.get("content") if isinstance(partial, dict) else partial)
+            content = partial.get("content") if isinstance(partial, dict) else getattr(partial, "content", partial)
+            view.output = _text_of(content)
 
     def _on_tool_execution_end(self, event: dict[str, Any]) -> None:
         call_id = event["toolCallId"]

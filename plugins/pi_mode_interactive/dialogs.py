@@ -42,7 +42,7 @@ class Dialog:
 
     def title_window(self, hint: str) -> Window:
         text = FormattedText([("bold", self.title), ("", "  "), ("fg:ansibrightblack", hint)])
-        return Window(FormattedTextControl(text), height=Dimension(min=1), wrap_lines=True)
+        return Window(FormattedTextControl(text), height=Dimension(min=1), wrap_lines=True, dont_extend_height=True)
 
     @property
     def container(self) -> Any:
@@ -73,7 +73,7 @@ class ConfirmDialog(Dialog):
 
         body = [self.title_window("[y/N]")]
         if message:
-            body.append(Window(FormattedTextControl(message), height=Dimension(min=1), wrap_lines=True))
+            body.append(Window(FormattedTextControl(message), height=Dimension(min=1), wrap_lines=True, dont_extend_height=True))
         self._focus = Window(FormattedTextControl("", focusable=True, key_bindings=self.keys), height=0)
         self._container = HSplit([*body, self._focus])
 
@@ -109,6 +109,7 @@ class SelectDialog(Dialog):
         self._list = Window(
             FormattedTextControl(self._lines, focusable=True, key_bindings=self.keys, show_cursor=False),
             height=Dimension(max=10),
+            dont_extend_height=True,
         )
         self._container = HSplit([self.title_window("↑↓ move · enter pick · esc cancel"), self._list])
 
@@ -145,6 +146,7 @@ class TextDialog(Dialog):
         self._editor = Window(
             BufferControl(self.buffer, key_bindings=self.keys),
             height=Dimension(min=1, max=12 if multiline else 1),
+            dont_extend_height=True,
             wrap_lines=True,
             get_line_prefix=lambda line, wrap: "› " if line == 0 and not wrap else "  ",
         )

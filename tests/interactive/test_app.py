@@ -1,0 +1,279 @@
+"""The interactive application driven through prompt-toolkit's pipe input, drawing into a real
+VT100 output over a text buffer (no terminal): keys in, session and screen text out."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import re
+import types
+
+import pytest
+
+pytest.importorskip("prompt_toolkit")
+
+from prompt_toolkit.application import create_app_session  # noqa: E402
+from prompt_toolkit.data_structures import Size  # noqa: E402
+from prompt_toolkit.input import create_pipe_input  # noqa: E402
+from prompt_toolkit.output.vt100 import Vt100_Output  # noqa: E402
+
+from pi_host import hookimpl  # noqa: E402
+from pi_host.plugins.registrations import Command, MessageRenderer  # noqa: E402
+from pi_host.sdk import SessionOptions, create_session  # noqa: E402
+
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[=>]")
+
+
+class Request:
+    """What the CLI hands a mode (only the fields the interactive mode reads)."""
+
+    def __init__(self, session, host, prompts=()):
+        self.session, self.host, self.prompts, self.images = session, host, list(prompts), []
+        self.new_session = None
+        self.on_interrupt = None
+
+
+class Screen:
+    def __init__(self) -> None:
+        self.buffer = io.StringIO()
+        self.output = Vt100_Output(self.buffer, lambda: Size(rows=30, columns=100), term="xterm-256color")
+
+    def text(self) -> str:
+        return ANSI_ESCAPE.sub("", self.buffer.getvalue())
+
+
+async def open_app(monkeypatch, script, plugins=(), prompts=()):
+    monkeypatch.setenv("PI_FAUX_SCRIPT", json.dumps(script))
+    from pi_mode_interactive.app import InteractiveApp
+
+    session = await create_session(
+        SessionOptions(
+            model="faux/faux-1",
+            mode="interactive",
+            has_ui=True,
+            plugins=list(plugins),
+            store_options={"no_session": True},
+        )
+    )
+    return InteractiveApp(Request(session, session.host, prompts)), session
+
+
+async def until(predicate, timeout=10.0):
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("timed out")
+        await asyncio.sleep(0.02)
+
+
+def texts(session, role):
+    out = []
+    for message in session.messages:
+        if getattr(message, "role", None) == role:
+            content = getattr(message, "content", "")
+            out.append(content if isinstance(content, str) else "".join(getattr(b, "text", "") for b in content))
+    return out
+
+
+async def drive(monkeypatch, script, keys_then, plugins=(), prompts=()):
+    """Run the app; ``keys_then(pipe, app, session)`` types and checks; returns (code, session, screen)."""
+    screen = Screen()
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=screen.output):
+        app, session = await open_app(monkeypatch, script, plugins, prompts)
+        running = asyncio.ensure_future(app.run())
+        try:
+            await until(lambda: app.app.is_running)
+            await keys_then(pipe, app, session)
+            code = await asyncio.wait_for(running, 10)
+        finally:
+            if not running.done():
+                running.cancel()
+            await session.close()
+    return code, session, screen
+
+
+async def test_a_prompt_streams_an_answer_and_ctrl_d_exits_zero(isolated_environment, monkeypatch):
+    async def keys(pipe, app, session):
+        pipe.send_text("hello there\r")
+        await until(lambda: texts(session, "assistant") == ["**the** answer"])
+        await until(lambda: not app.working)
+        pipe.send_text("\x04")
+
+    code, session, screen = await drive(monkeypatch, [{"text": "**the** answer"}], keys)
+    assert code == 0
+    assert texts(session, "user") == ["hello there"]
+    shown = screen.text()
+    assert "the answer" in shown and "**" not in shown  # rendered Markdown, not the source
+    assert "faux-1" in shown  # the footer's model
+
+
+async def test_ctrl_d_with_a_draft_does_not_exit_and_ctrl_c_twice_does(isolated_environment, monkeypatch):
+    async def keys(pipe, app, session):
+        pipe.send_text("draft")
+        await until(lambda: app.editor.text == "draft")
+        pipe.send_text("\x04")  # a draft: Ctrl+D deletes forward, no exit
+        await asyncio.sleep(0.2)
+        assert app.app.is_running
+        pipe.send_text("\x03")  # clears
+        await until(lambda: app.editor.text == "")
+        pipe.send_text("\x03")  # twice in a row: exit
+
+    code, _, _ = await drive(monkeypatch, [{"text": "x"}], keys)
+    assert code == 0
+
+
+async def test_enter_during_a_stream_steers_and_alt_enter_follows_up(isolated_environment, monkeypatch):
+    script = [
+        {"text": " ".join(["word"] * 60), "delayMs": 40, "chunkSize": 5},
+        {"text": "after the steer"},
+        {"text": "after the follow-up"},
+    ]
+
+    async def keys(pipe, app, session):
+        pipe.send_text("start\r")
+        await until(lambda: session.is_streaming)
+        pipe.send_text("steer now\r")
+        pipe.send_text("later please\x1b\r")  # Alt+Enter
+        await until(lambda: app.queued == (["steer now"], ["later please"]))
+        await until(lambda: "after the follow-up" in texts(session, "assistant"), timeout=15)
+        await until(lambda: not app.working)
+        pipe.send_text("\x04")
+
+    code, session, screen = await drive(monkeypatch, script, keys)
+    assert code == 0
+    assert texts(session, "user") == ["start", "steer now", "later please"]
+    assert "Steering: steer now" in screen.text()
+
+
+async def test_escape_aborts_and_returns_the_queue_to_the_editor(isolated_environment, monkeypatch):
+    script = [{"text": " ".join(["word"] * 200), "delayMs": 50, "chunkSize": 5}]
+
+    async def keys(pipe, app, session):
+        pipe.send_text("start\r")
+        await until(lambda: session.is_streaming)
+        pipe.send_text("queued text\r")
+        await until(lambda: app.queued[0] == ["queued text"])
+        pipe.send_text("\x1b")
+        await until(lambda: not session.is_streaming)
+        assert app.editor.text == "queued text"
+        await until(lambda: not app.working)
+        app.exit(0)
+
+    code, session, _ = await drive(monkeypatch, script, keys)
+    assert code == 0
+    last = session.messages[-1]
+    assert last.role == "assistant" and last.stop_reason == "aborted"
+
+
+def asking_plugin(record):
+    async def ask(args, ctx):
+        record["has_ui"] = ctx.has_ui
+        record["confirm"] = await ctx.ui.confirm("Really?", "it matters")
+        record["select"] = await ctx.ui.select("Pick", ["red", "green", "blue"])
+        record["input"] = await ctx.ui.input("Name")
+        record["dismissed"] = await ctx.ui.confirm("Again?")
+        ctx.ui.set_status("asker", "STATUS-TEXT")
+        print("a stray print")
+
+    module = types.ModuleType("asker")
+
+    @hookimpl
+    def register_commands():
+        return [Command(name="ask", handler=ask, description="asks")]
+
+    module.register_commands = register_commands
+    return module
+
+
+async def test_ctx_ui_dialogs_are_answered_by_keys(isolated_environment, monkeypatch):
+    record: dict = {}
+
+    async def keys(pipe, app, session):
+        pipe.send_text("/ask\r")
+        await until(lambda: app.dialogs)
+        pipe.send_text("y")
+        await until(lambda: "confirm" in record)
+        await until(lambda: app.dialogs)
+        pipe.send_text("\x1b[B\r")  # Down, Enter
+        await until(lambda: "select" in record)
+        await until(lambda: app.dialogs)
+        pipe.send_text("bob\r")
+        await until(lambda: "input" in record)
+        await until(lambda: app.dialogs)
+        pipe.send_text("\x1b")
+        await until(lambda: "dismissed" in record)
+        await until(lambda: "STATUS-TEXT" in screen_of(app))
+        app.exit(0)
+
+    def screen_of(app):
+        return app._footer_text()
+
+    code, session, screen = await drive(monkeypatch, [{"text": "x"}], keys, plugins=[asking_plugin(record)])
+    assert code == 0
+    assert record == {"has_ui": True, "confirm": True, "select": "green", "input": "bob", "dismissed": False}
+    assert "a stray print" in screen.text()
+    assert texts(session, "user") == []  # the command ran instead of becoming a prompt
+
+
+def broken_renderer_plugin():
+    module = types.ModuleType("broken_renderer")
+
+    def render(message, rc):
+        raise RuntimeError("boom")
+
+    @hookimpl
+    def register_renderers():
+        return [MessageRenderer(render=render, role="assistant")]
+
+    module.register_renderers = register_renderers
+    return module
+
+
+async def test_a_raising_renderer_falls_back_and_is_reported_once(isolated_environment, monkeypatch):
+    async def keys(pipe, app, session):
+        for prompt in ("one", "two"):
+            pipe.send_text(prompt + "\r")
+            await until(lambda: not session.is_streaming and len(texts(session, "assistant")) >= 1)
+            await until(lambda: not app.working)
+            await asyncio.sleep(0.1)
+        await until(lambda: len(texts(session, "assistant")) == 2)
+        await asyncio.sleep(0.2)
+        app.exit(0)
+
+    code, _, screen = await drive(monkeypatch, [{"text": "first reply"}, {"text": "second reply"}], keys,
+                                  plugins=[broken_renderer_plugin()])  # fmt: skip
+    shown = screen.text()
+    assert code == 0
+    assert "first reply" in shown and "second reply" in shown  # the built-in renderer drew them
+    assert shown.count("boom") == 1
+
+
+async def test_bang_command_is_recorded_and_double_bang_is_left_out_of_context(isolated_environment, monkeypatch):
+    async def keys(pipe, app, session):
+        pipe.send_text("!echo visible-output\r")
+        await until(lambda: any(getattr(m, "role", "") == "bashExecution" for m in session.messages))
+        pipe.send_text("!!echo hidden-output\r")
+        await until(lambda: sum(getattr(m, "role", "") == "bashExecution" for m in session.messages) == 2)
+        await asyncio.sleep(0.2)
+        app.exit(0)
+
+    code, session, screen = await drive(monkeypatch, [{"text": "x"}], keys)
+    runs = [m for m in session.messages if getattr(m, "role", "") == "bashExecution"]
+    assert code == 0
+    assert [(r.command, r.output.strip(), r.exit_code, r.exclude_from_context) for r in runs] == [
+        ("echo visible-output", "visible-output", 0, None),
+        ("echo hidden-output", "hidden-output", 0, True),
+    ]
+    assert "visible-output" in screen.text()
+
+
+async def test_initial_prompts_are_sent_at_start(isolated_environment, monkeypatch):
+    async def keys(pipe, app, session):
+        await until(lambda: texts(session, "assistant") == ["started reply"])
+        await until(lambda: not app.working)
+        app.exit(0)
+
+    code, session, _ = await drive(monkeypatch, [{"text": "started reply"}], keys, prompts=["from the command line"])
+    assert code == 0
+    assert texts(session, "user") == ["from the command line"]

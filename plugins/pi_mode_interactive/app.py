@@ -44,6 +44,7 @@ from pi_host.lib.render import (
 from pi_mode_interactive import bindings as keymap
 from pi_mode_interactive.dialogs import Dialog, InteractiveUI
 from pi_mode_interactive.transcript import Item, Renderers, Transcript
+from pi_mode_interactive.transcript import text_of as _text
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 REFRESH_S = 0.03
@@ -72,7 +73,9 @@ def _text_of(content: Any) -> str:
 def _result_view(result: Any, is_error: bool) -> ToolResultView:
     content = (result or {}).get("content") if isinstance(result, dict) else getattr(result, "content", None)
     details = (result or {}).get("details") if isinstance(result, dict) else getattr(result, "details", None)
-    return ToolResultView(content=list(content or []), details=details, is_error=is_error, text=_text_of(content))
+    return ToolResultView(
+        content=list(content or []), details=details, is_error=is_error, text=_text_of(content)
+    )
 
 
 class InteractiveApp:
@@ -134,13 +137,18 @@ class InteractiveApp:
         has_dialog = Condition(lambda: bool(self.dialogs))
         search = SearchToolbar(vi_mode=False)
         editor = Window(
-            BufferControl(self.editor, input_processors=self.parts.processors, search_buffer_control=search.control),
+            BufferControl(
+                self.editor, input_processors=self.parts.processors, search_buffer_control=search.control
+            ),
             height=Dimension(min=1, max=12),
             dont_extend_height=True,
             wrap_lines=True,
-            get_line_prefix=lambda line, wrap: ANSI(self._paint("accent", "› ") if line == 0 and not wrap else "  "),
+            get_line_prefix=lambda line, wrap: ANSI(
+                self._paint("accent", "› ") if line == 0 and not wrap else "  "
+            ),
         )
         self.editor_window = editor
+
         def shown(text: Any) -> Any:  # a line of the bottom area, taking no row when empty
             return ConditionalContainer(
                 Window(FormattedTextControl(lambda: ANSI(text())), dont_extend_height=True),
@@ -151,7 +159,9 @@ class InteractiveApp:
         body = HSplit(
             [
                 shown(lambda: "\n".join(self._visible_live())),
-                ConditionalContainer(Window(FormattedTextControl(self._working_line), height=1), filter=is_working),
+                ConditionalContainer(
+                    Window(FormattedTextControl(self._working_line), height=1), filter=is_working
+                ),
                 shown(self._queue_text),
                 shown(lambda: self._widget_text("above")),
                 ConditionalContainer(DynamicContainer(self._dialog_container), filter=has_dialog),
@@ -164,7 +174,10 @@ class InteractiveApp:
             ]
         )
         root = FloatContainer(
-            body, floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=10, scroll_offset=1))]
+            body,
+            floats=[
+                Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=10, scroll_offset=1))
+            ],
         )
         app = PiApplication(
             layout=Layout(root, focused_element=editor),
@@ -321,9 +334,12 @@ class InteractiveApp:
             def draw(rc: RenderContext) -> Any:
                 view = self._tools[call_id]
                 result = self._results.get(call_id)
+                call = _text(self.renderers.tool_call(view, rc))
                 if result is None:
-                    return self.renderers.tool_call(view, rc)
-                return self.renderers.tool_result(view, result, rc)
+                    return call
+                return "\n".join(
+                    part for part in (call, _text(self.renderers.tool_result(view, result, rc))) if part
+                )
 
             item = self._tool_items[call_id] = self.transcript.add(Item(draw, done=done))
         return item
@@ -352,7 +368,9 @@ class InteractiveApp:
             if getattr(block, "type", None) == "toolCall":
                 view = self._tools.get(block.id)
                 if view is None:
-                    view = self._tools[block.id] = ToolCallView(id=block.id, name=block.name, args={}, partial=True)
+                    view = self._tools[block.id] = ToolCallView(
+                        id=block.id, name=block.name, args={}, partial=True
+                    )
                     self._tool_item(block.id)
                 view.args = dict(block.arguments or {})
 
@@ -383,7 +401,9 @@ class InteractiveApp:
         view = self._tools.get(event["toolCallId"])
         if view is not None:
             partial = event.get("partialResult")
-            content = partial.get("content") if isinstance(partial, dict) else getattr(partial, "content", partial)
+            content = (
+                partial.get("content") if isinstance(partial, dict) else getattr(partial, "content", partial)
+            )
             view.output = _text_of(content)
 
     def _on_tool_execution_end(self, event: dict[str, Any]) -> None:
@@ -424,7 +444,9 @@ class InteractiveApp:
         self.working = self.session.is_streaming
         result = event.get("result")
         if isinstance(result, dict) and result.get("summary"):
-            summary = CompactionSummaryMessage(summary=result["summary"], tokens_before=result.get("tokensBefore") or 0)
+            summary = CompactionSummaryMessage(
+                summary=result["summary"], tokens_before=result.get("tokensBefore") or 0
+            )
             self._message_item(summary, done=True)
         elif event.get("errorMessage"):
             self.notice(f"Compaction failed: {event['errorMessage']}", "error")
@@ -438,7 +460,11 @@ class InteractiveApp:
 
     def _working_line(self) -> Any:
         frame = SPINNER[int((time.monotonic() - self._started) * 10) % len(SPINNER)]
-        return [("fg:ansicyan", f"{frame} "), ("", self.status_line), ("fg:ansibrightblack", "  (esc to interrupt)")]
+        return [
+            ("fg:ansicyan", f"{frame} "),
+            ("", self.status_line),
+            ("fg:ansibrightblack", "  (esc to interrupt)"),
+        ]
 
     async def _spinner(self) -> None:
         while True:
@@ -510,7 +536,11 @@ class InteractiveApp:
         self.app.invalidate()
         remove = signal.add_listener(lambda: dialog.finish(dialog.default)) if signal is not None else None
         try:
-            return await asyncio.wait_for(asyncio.shield(dialog.answer), timeout) if timeout else await dialog.answer
+            return (
+                await asyncio.wait_for(asyncio.shield(dialog.answer), timeout)
+                if timeout
+                else await dialog.answer
+            )
         except TimeoutError:
             return dialog.default
         finally:
@@ -538,7 +568,9 @@ class InteractiveApp:
         for name, command in self.session.commands.items():
             found.append((name, getattr(command, "description", "") or ""))
         for template in getattr(self.session, "prompt_templates", None) or ():
-            found.append((getattr(template, "name", str(template)), getattr(template, "description", "") or ""))
+            found.append(
+                (getattr(template, "name", str(template)), getattr(template, "description", "") or "")
+            )
         for skill in getattr(self.session, "skills", None) or ():
             found.append((f"skill:{getattr(skill, 'name', skill)}", getattr(skill, "description", "") or ""))
         return found
@@ -563,7 +595,10 @@ class InteractiveApp:
             return
         if self.session.is_streaming:
             await self.session.prompt(
-                text, images=found, streaming_behavior="followUp" if follow_up else "steer", source="interactive"
+                text,
+                images=found,
+                streaming_behavior="followUp" if follow_up else "steer",
+                source="interactive",
             )
             return
         await self.session.prompt(text, images=found, source="interactive")
@@ -641,14 +676,25 @@ class InteractiveApp:
     def _tool_item_again(self, call_id: str) -> None:
         view, result = self._tools.get(call_id), self._results.get(call_id)
         if view is not None and result is not None:
-            self.transcript.add(Item(lambda rc: self.renderers.tool_result(view, result, rc), done=True))
+            self.transcript.add(
+                Item(
+                    lambda rc: (
+                        _text(self.renderers.tool_call(view, rc))
+                        + "\n"
+                        + _text(self.renderers.tool_result(view, result, rc))
+                    ),
+                    done=True,
+                )
+            )
 
     async def external_editor(self) -> None:
         from pi_mode_interactive.editor import edit_in_external_editor
 
         draft = self.editor.text
         result: list[str | None] = []
-        await run_in_terminal(lambda: result.append(edit_in_external_editor(draft, os.environ)), in_executor=True)
+        await run_in_terminal(
+            lambda: result.append(edit_in_external_editor(draft, os.environ)), in_executor=True
+        )
         if result and result[0] is not None:
             self.set_editor_text(result[0])
 

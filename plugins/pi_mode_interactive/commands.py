@@ -57,7 +57,12 @@ async def _copy(ui: InteractiveApp, args: str) -> None:
 
 def copy_to_clipboard(text: str, write_raw: Callable[[str], None]) -> str:
     """A clipboard tool when one exists, else OSC 52 (the terminal's own clipboard)."""
-    for tool in (["wl-copy"], ["xclip", "-selection", "clipboard"], ["xsel", "--clipboard", "--input"], ["pbcopy"]):
+    for tool in (
+        ["wl-copy"],
+        ["xclip", "-selection", "clipboard"],
+        ["xsel", "--clipboard", "--input"],
+        ["pbcopy"],
+    ):
         if shutil.which(tool[0]) and (tool[0] != "wl-copy" or os.environ.get("WAYLAND_DISPLAY")):
             if tool[0].startswith("x") and not os.environ.get("DISPLAY"):
                 continue
@@ -88,7 +93,11 @@ async def _session(ui: InteractiveApp, args: str) -> None:
         counts[role] = counts.get(role, 0) + 1
     info = ui.footer_info()
     tools = sum(
-        1 for m in session.messages if getattr(m, "role", "") == "assistant" for b in m.content if b.type == "toolCall"
+        1
+        for m in session.messages
+        if getattr(m, "role", "") == "assistant"
+        for b in m.content
+        if b.type == "toolCall"
     )
     lines = [
         "Session",

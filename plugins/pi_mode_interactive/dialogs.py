@@ -42,7 +42,9 @@ class Dialog:
 
     def title_window(self, hint: str) -> Window:
         text = FormattedText([("bold", self.title), ("", "  "), ("fg:ansibrightblack", hint)])
-        return Window(FormattedTextControl(text), height=Dimension(min=1), wrap_lines=True, dont_extend_height=True)
+        return Window(
+            FormattedTextControl(text), height=Dimension(min=1), wrap_lines=True, dont_extend_height=True
+        )
 
     @property
     def container(self) -> Any:
@@ -73,7 +75,14 @@ class ConfirmDialog(Dialog):
 
         body = [self.title_window("[y/N]")]
         if message:
-            body.append(Window(FormattedTextControl(message), height=Dimension(min=1), wrap_lines=True, dont_extend_height=True))
+            body.append(
+                Window(
+                    FormattedTextControl(message),
+                    height=Dimension(min=1),
+                    wrap_lines=True,
+                    dont_extend_height=True,
+                )
+            )
         self._focus = Window(FormattedTextControl("", focusable=True, key_bindings=self.keys), height=0)
         self._container = HSplit([*body, self._focus])
 
@@ -193,7 +202,9 @@ class InteractiveUI(HeadlessUI):
         for side in self.app.widgets.values():
             side.pop(key, None)
         if lines is not None:
-            self.app.widgets["below" if placement == "below" else "above"][key] = [str(line) for line in lines]
+            self.app.widgets["below" if placement == "below" else "above"][key] = [
+                str(line) for line in lines
+            ]
         self.app.invalidate()
 
     def set_title(self, title: str) -> None:

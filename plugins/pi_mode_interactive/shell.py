@@ -59,7 +59,9 @@ async def run_user_bash(ui: InteractiveApp, text: str) -> None:
     controller = AbortController()
     ui.user_bash_controllers.add(controller)
     try:
-        result = await shell.exec(command, cwd=ui.cwd, env=_environment(ui), on_data=on_data, signal=controller.signal)
+        result = await shell.exec(
+            command, cwd=ui.cwd, env=_environment(ui), on_data=on_data, signal=controller.signal
+        )
     finally:
         ui.user_bash_controllers.discard(controller)
         item.done = True
@@ -71,7 +73,13 @@ async def run_user_bash(ui: InteractiveApp, text: str) -> None:
 
 
 async def _record(
-    ui: InteractiveApp, command: str, exclude: bool, output: str, exit_code: Any, cancelled: bool, truncated: bool
+    ui: InteractiveApp,
+    command: str,
+    exclude: bool,
+    output: str,
+    exit_code: Any,
+    cancelled: bool,
+    truncated: bool,
 ) -> None:
     message = BashExecutionMessage(
         command=command,

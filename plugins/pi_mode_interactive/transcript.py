@@ -50,12 +50,16 @@ class Renderers:
                 return function(*args)
             except Exception as exc:  # a broken renderer must not take the screen down
                 self._failed.add(id(function))
-                self._report(f"renderer of plugin {plugin!r} failed ({type(exc).__name__}: {exc}); using the default")
+                self._report(
+                    f"renderer of plugin {plugin!r} failed ({type(exc).__name__}: {exc}); using the default"
+                )
         return default(*args)
 
     def message(self, message: Any, rc: RenderContext) -> Any:
         role = getattr(message, "role", None)
-        chain = self.messages.get((role, getattr(message, "custom_type", None))) or self.messages.get((role, None))
+        chain = self.messages.get((role, getattr(message, "custom_type", None))) or self.messages.get(
+            (role, None)
+        )
         return self._first_working(chain or [], default_message, message, rc)
 
     def tool_call(self, view: ToolCallView, rc: RenderContext) -> Any:
@@ -63,17 +67,19 @@ class Renderers:
         return self._first_working(chain, default_tool_call, view, rc)
 
     def tool_result(self, view: ToolCallView, result: ToolResultView, rc: RenderContext) -> Any:
-        chain = [(p, r.render_result) for p, r in self.tools.get(view.name, []) if r.render_result is not None]
+        chain = [
+            (p, r.render_result) for p, r in self.tools.get(view.name, []) if r.render_result is not None
+        ]
         return self._first_working(chain, default_tool_result, view, result, rc)
 
     def footer(self, info: Any, rc: RenderContext) -> str:
         def plain(info: Any, rc: RenderContext) -> str:
             return f"{info.cwd}  {info.provider or ''}/{info.model or ''}"
 
-        return _text(self._first_working(self.footers, plain, info, rc))
+        return text_of(self._first_working(self.footers, plain, info, rc))
 
 
-def _text(result: Any) -> str:
+def text_of(result: Any) -> str:
     return result.text if isinstance(result, Rendered) else str(result or "")
 
 
@@ -105,7 +111,7 @@ class Transcript:
         head = True
         for item in list(self.items):
             result = item.draw(rc_for(item.state))
-            text = _text(result)
+            text = text_of(result)
             lines = text.split("\n") if text else []
             stable = len(lines) if item.done else min(getattr(result, "stable", 0) or 0, len(lines))
             if head:

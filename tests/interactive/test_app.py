@@ -72,7 +72,9 @@ def texts(session, role):
     for message in session.messages:
         if getattr(message, "role", None) == role:
             content = getattr(message, "content", "")
-            out.append(content if isinstance(content, str) else "".join(getattr(b, "text", "") for b in content))
+            out.append(
+                content if isinstance(content, str) else "".join(getattr(b, "text", "") for b in content)
+            )
     return out
 
 
@@ -249,7 +251,9 @@ async def test_a_raising_renderer_falls_back_and_is_reported_once(isolated_envir
     assert shown.count("boom") == 1
 
 
-async def test_bang_command_is_recorded_and_double_bang_is_left_out_of_context(isolated_environment, monkeypatch):
+async def test_bang_command_is_recorded_and_double_bang_is_left_out_of_context(
+    isolated_environment, monkeypatch
+):
     async def keys(pipe, app, session):
         pipe.send_text("!echo visible-output\r")
         await until(lambda: any(getattr(m, "role", "") == "bashExecution" for m in session.messages))
@@ -274,6 +278,8 @@ async def test_initial_prompts_are_sent_at_start(isolated_environment, monkeypat
         await until(lambda: not app.working)
         app.exit(0)
 
-    code, session, _ = await drive(monkeypatch, [{"text": "started reply"}], keys, prompts=["from the command line"])
+    code, session, _ = await drive(
+        monkeypatch, [{"text": "started reply"}], keys, prompts=["from the command line"]
+    )
     assert code == 0
     assert texts(session, "user") == ["from the command line"]

@@ -1,0 +1,218 @@
+"""``pi`` in a real terminal (tmux) against the loopback OpenAI-compatible server: what a user
+types and sees, and what reaches the model and the session file."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .loopback import LoopbackServer, Reply, write_models_json
+from .terminal import Terminal, tmux_available
+
+pytestmark = pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
+
+PROMPT_READY = "ctrl+d exit"
+
+
+@pytest.fixture
+def world(isolated_environment):
+    agent, work, home = (
+        isolated_environment["agent"],
+        isolated_environment["work"],
+        isolated_environment["home"],
+    )
+    (agent / "settings.json").write_text(json.dumps({"compaction": {"enabled": False}}))
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "PI_CODING_AGENT_DIR": str(agent),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "PI_TELEMETRY": "0",
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+    }
+    return {"agent": agent, "work": work, "env": env}
+
+
+def pi(world, server, *args, width=100, height=30) -> Terminal:
+    write_models_json(world["agent"], server.url)
+    argv = [sys.executable, "-m", "pi_host", "--model", "loop/loop-1", *args]
+    terminal = Terminal(argv, env=world["env"], cwd=world["work"], width=width, height=height)
+    terminal.wait_for(PROMPT_READY, timeout=20)
+    return terminal
+
+
+def user_texts(body) -> list[str]:
+    out = []
+    for message in body["messages"]:
+        if message["role"] == "user":
+            content = message["content"]
+            out.append(content if isinstance(content, str) else "".join(p.get("text", "") for p in content))
+    return out
+
+
+def session_files(world) -> list[Path]:
+    return sorted((world["agent"] / "sessions").rglob("*.jsonl"))
+
+
+def entries(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_a_typed_prompt_streams_the_answer_and_the_footer_names_the_model(world):
+    with LoopbackServer([Reply("The **answer** is forty-two.", delay=0.01)]) as server:
+        with pi(world, server) as term:
+            assert "loop/loop-1" in term.screen() or "loop-1" in term.screen()
+            term.send("what is the answer?")
+            term.press("Enter")
+            # the answer, then the footer with the model under it, on the same screen
+            screen = term.wait_for(re.compile(r"answer is forty-two\.(.|\n)*loop-1"), scrollback=False)
+            assert "**" not in screen  # drawn as Markdown
+            term.press("C-d")
+            assert term.wait_exit() == 0
+        assert user_texts(server.requests[0])[-1] == "what is the answer?"
+
+
+def test_a_steering_message_typed_during_a_slow_stream_reaches_the_model(world):
+    replies = [
+        Reply.tool("bash", {"command": "sleep 1.5; echo tool-done"}, delay=0.01),
+        Reply("finished after steering"),
+    ]
+    with LoopbackServer(replies) as server:
+        with pi(world, server) as term:
+            term.send("run the slow tool")
+            term.press("Enter")
+            term.wait_for("sleep 1.5")
+            term.send("please also say hi")
+            term.press("Enter")
+            term.wait_for("Steering: please also say hi")
+            term.wait_for("finished after steering", timeout=20)
+            term.press("C-d")
+            assert term.wait_exit() == 0
+        second = server.requests[1]
+        roles = [m["role"] for m in second["messages"]]
+        # the steer comes after the whole tool batch: assistant call, its result, then the steer
+        assert roles[-3:] == ["assistant", "tool", "user"]
+        assert user_texts(second)[-1] == "please also say hi"
+
+
+def test_escape_aborts_mid_stream_and_the_session_records_the_aborted_answer(world):
+    with LoopbackServer([Reply.slow(2000, delay=0.01)]) as server:
+        with pi(world, server) as term:
+            term.send("write a lot")
+            term.press("Enter")
+            server.wait_streaming()
+            term.wait_for("quick brown")
+            term.press("Escape")
+            term.wait_gone("esc to interrupt", timeout=10)
+            term.press("C-d")
+            assert term.wait_exit() == 0
+        server.wait(lambda: server.exchanges[0].status == "aborted", what="the server saw the hang-up")
+    [path] = session_files(world)
+    [assistant] = [e["message"] for e in entries(path) if e.get("message", {}).get("role") == "assistant"]
+    assert assistant["stopReason"] == "aborted"
+    assert "quick brown" in "".join(b.get("text", "") for b in assistant["content"])
+
+
+CONFIRMING_PLUGIN = """
+from pi_host import hookimpl
+from pi_host.plugins.registrations import Command
+
+async def deploy(args, ctx):
+    if await ctx.ui.confirm("Deploy to production?", "This pushes the build"):
+        ctx.ui.notify("deploying now")
+    else:
+        ctx.ui.notify("deploy cancelled")
+
+@hookimpl
+def register_commands():
+    return [Command(name="deploy", handler=deploy, description="Deploy the build")]
+"""
+
+
+def test_a_plugins_confirm_is_answered_by_keys(world):
+    extensions = world["agent"] / "extensions"
+    extensions.mkdir()
+    (extensions / "deployer.py").write_text(CONFIRMING_PLUGIN)
+    with LoopbackServer([]) as server:
+        with pi(world, server) as term:
+            term.send("/depl")
+            term.wait_for("Deploy the build")  # completion with the command's description
+            term.press("Escape")
+            term.send("oy")
+            term.press("Enter")
+            term.wait_for("Deploy to production?")
+            term.send("y")
+            term.wait_for("deploying now")
+            term.send("/deploy")
+            term.press("Enter")
+            term.wait_for("Deploy to production?")
+            term.press("Escape")
+            term.wait_for("deploy cancelled")
+            term.press("C-d")
+            assert term.wait_exit() == 0
+        assert server.requests == []  # commands never became prompts
+
+
+def test_ctrl_d_exits_zero_and_the_session_resumes_with_continue(world):
+    with LoopbackServer([Reply("first answer"), Reply("second answer")]) as server:
+        with pi(world, server) as term:
+            term.send("first question")
+            term.press("Enter")
+            term.wait_for("first answer")
+            term.wait_gone("esc to interrupt")
+            term.press("C-d")
+            assert term.wait_exit() == 0
+        with pi(world, server, "-c") as term:
+            term.wait_for("first answer")  # the resumed transcript is shown
+            term.send("second question")
+            term.press("Enter")
+            term.wait_for("second answer")
+            term.press("C-d")
+            assert term.wait_exit() == 0
+        assert user_texts(server.requests[1]) == ["first question", "second question"]
+    assert len(session_files(world)) == 1
+
+
+def test_a_message_on_the_command_line_is_sent_at_start(world):
+    with LoopbackServer([Reply("started from argv")]) as server:
+        write_models_json(world["agent"], server.url)
+        argv = [sys.executable, "-m", "pi_host", "--model", "loop/loop-1", "hello from argv"]
+        with Terminal(argv, env=world["env"], cwd=world["work"]) as term:
+            term.wait_for("started from argv", timeout=20)
+            term.press("C-d")
+            assert term.wait_exit() == 0
+        assert user_texts(server.requests[0])[-1] == "hello from argv"
+
+
+def test_bang_command_output_is_shown_and_stored(world):
+    with LoopbackServer([Reply("hello")]) as server:
+        with pi(world, server) as term:
+            term.send("hi")  # pi writes a session file once there is an answer
+            term.press("Enter")
+            term.wait_for("hello")
+            term.send("!echo from-the-shell")
+            term.press("Enter")
+            term.wait_for(re.compile(r"^\s+from-the-shell", re.M))  # the output, not the typed command
+            term.press("C-d")
+            assert term.wait_exit() == 0
+    [path] = session_files(world)
+    [run] = [e["message"] for e in entries(path) if e.get("message", {}).get("role") == "bashExecution"]
+    assert run["command"] == "echo from-the-shell" and run["output"].strip() == "from-the-shell"
+
+
+def test_redirected_streams_keep_print_mode(world):
+    with LoopbackServer([Reply("printed answer")]) as server:
+        write_models_json(world["agent"], server.url)
+        out = subprocess.run(
+            [sys.executable, "-m", "pi_host", "--model", "loop/loop-1", "--no-session", "question"],
+            env=world["env"], cwd=world["work"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "printed answer\n"

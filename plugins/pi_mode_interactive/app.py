@@ -580,7 +580,7 @@ class InteractiveApp:
         text = self.parts.expand(raw)
         if not text.strip():
             return
-        self.editor.append_to_history()
+        self.parts.history.append_string(text)  # the pasted text itself: markers mean nothing later
         self.editor.reset()
         self._spawn(self._send(text, follow_up=follow_up))
 
@@ -660,6 +660,8 @@ class InteractiveApp:
     def ctrl_d(self) -> None:
         if not self.editor.text:
             self.exit(0)
+        else:  # with a draft it deletes forward, as in pi's editor
+            self.editor.delete()
 
     def toggle_thinking(self) -> None:
         self.transcript.show_thinking = not self.transcript.show_thinking

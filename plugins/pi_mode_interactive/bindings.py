@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from prompt_toolkit.filters import Condition, has_completions
 from prompt_toolkit.key_binding import KeyBindings
 
-from pi_mode_interactive.editor.keys import load_keybindings, register_extra_sequences, to_prompt_toolkit
+from pi_mode_interactive.editor.keys import bindings_for, load_keybindings, register_extra_sequences
 from pi_mode_interactive.editor.paste import bind_paste
 
 if TYPE_CHECKING:
@@ -61,12 +61,7 @@ def build(ui: InteractiveApp) -> tuple[KeyBindings, list[str]]:
     bind_paste(bindings, ui.editor, ui.parts.pastes, filter=editing)
     escape_free = Condition(lambda: not ui.dialogs) & ~has_completions
     for action, handler in _actions(ui).items():
-        for key in chosen.get(action, []):
-            try:
-                sequence = to_prompt_toolkit(key)
-            except ValueError as exc:
-                problems.append(f"{action}: {exc}")
-                continue
+        for sequence in bindings_for(chosen, action):  # keys a terminal cannot report were named already
             condition = escape_free if action == "app.interrupt" else editing
             bindings.add(*sequence, filter=condition)(handler)
     ui.key_help = {action: chosen.get(action, []) for action in _actions(ui)}

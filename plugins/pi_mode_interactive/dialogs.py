@@ -96,47 +96,21 @@ class ConfirmDialog(Dialog):
 
 
 class SelectDialog(Dialog):
+    """``ctx.ui.select``: the shared :class:`Picker` (type to filter, arrows, Enter, Escape)."""
+
     def __init__(self, title: str, options: list[str]) -> None:
+        from pi_mode_interactive.editor.picker import Picker
+
         super().__init__(title)
-        self.options = list(options)
-        self.index = 0
-
-        @self.keys.add("up")
-        @self.keys.add("c-p")
-        def _up(event: Any) -> None:
-            self.index = (self.index - 1) % max(1, len(self.options))
-
-        @self.keys.add("down")
-        @self.keys.add("c-n")
-        def _down(event: Any) -> None:
-            self.index = (self.index + 1) % max(1, len(self.options))
-
-        @self.keys.add("enter")
-        def _pick(event: Any) -> None:
-            self.finish(self.options[self.index] if self.options else None)
-
-        self._list = Window(
-            FormattedTextControl(self._lines, focusable=True, key_bindings=self.keys, show_cursor=False),
-            height=Dimension(max=10),
-            dont_extend_height=True,
-        )
-        self._container = HSplit([self.title_window("↑↓ move · enter pick · esc cancel"), self._list])
-
-    def _lines(self) -> Any:
-        parts: list[tuple[str, str]] = []
-        for number, option in enumerate(self.options):
-            chosen = number == self.index
-            parts.append(("reverse" if chosen else "", f"{'›' if chosen else ' '} {option}"))
-            parts.append(("", "\n"))
-        return parts[:-1]
+        self.picker = Picker(title, [(option, option, "") for option in options], on_done=self.finish)
 
     @property
     def container(self) -> Any:
-        return self._container
+        return self.picker.container
 
     @property
     def focus(self) -> Any:
-        return self._list
+        return self.picker.input_window
 
 
 class TextDialog(Dialog):

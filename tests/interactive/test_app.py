@@ -283,3 +283,114 @@ async def test_initial_prompts_are_sent_at_start(isolated_environment, monkeypat
     )
     assert code == 0
     assert texts(session, "user") == ["from the command line"]
+
+
+def hook_plugin(record):
+    module = types.ModuleType("hooks_probe")
+
+    @hookimpl
+    def on_user_bash(event, ctx):
+        record.setdefault("user_bash", []).append(event)
+        if event["command"] == "pretend":
+            return {"result": {"output": "pretended output", "exitCode": 3}}
+        return None
+
+    @hookimpl
+    def on_session_before_switch(event, ctx):
+        record.setdefault("switch", []).append(event["reason"])
+        if len(record["switch"]) == 1:
+            return {"cancel": True}
+        return None
+
+    @hookimpl
+    def on_session_start(event, ctx):
+        record.setdefault("start", []).append(event.get("reason"))
+
+    module.on_user_bash = on_user_bash
+    module.on_session_before_switch = on_session_before_switch
+    module.on_session_start = on_session_start
+    return module
+
+
+async def test_user_bash_and_session_switch_hooks_fire_from_the_editor(isolated_environment, monkeypatch):
+    record: dict = {}
+
+    async def keys(pipe, app, session):
+        pipe.send_text("!pretend\r")
+        await until(lambda: any(getattr(m, "role", "") == "bashExecution" for m in app.session.messages))
+        pipe.send_text("/new\r")  # the first switch is cancelled by the plugin
+        await until(lambda: record.get("switch") == ["new"])
+        await asyncio.sleep(0.1)
+        assert app.session is session
+        pipe.send_text("/new\r")
+        await until(lambda: app.session is not session)
+        await until(lambda: record.get("start", [])[-1:] == ["new"])
+        app.exit(0)
+
+    async def new_session():
+        return await create_session(
+            SessionOptions(
+                model="faux/faux-1",
+                mode="interactive",
+                has_ui=True,
+                plugins=[plugin],
+                store_options={"no_session": True},
+                start_reason="new",
+            )  # fmt: skip
+        )
+
+    plugin = hook_plugin(record)
+    screen = Screen()
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=screen.output):
+        app, session = await open_app(monkeypatch, [{"text": "x"}], [plugin])
+        app.request.new_session = new_session
+        running = asyncio.ensure_future(app.run())
+        await until(lambda: app.app.is_running)
+        await keys(pipe, app, session)
+        assert await asyncio.wait_for(running, 10) == 0
+        [run] = [m for m in session.messages if getattr(m, "role", "") == "bashExecution"]
+        await app.session.close()
+    assert (run.output, run.exit_code) == ("pretended output", 3)
+    assert record["user_bash"][0] == {
+        "command": "pretend",
+        "excludeFromContext": False,
+        "cwd": session.config.cwd,
+    }
+    assert record["switch"] == ["new", "new"]
+    assert app.session.messages == [] or all(
+        getattr(m, "role", "") != "bashExecution" for m in app.session.messages
+    )
+    assert "pretended output" in screen.text()
+
+
+async def test_builtin_commands_name_session_hotkeys_and_copy(isolated_environment, monkeypatch):
+    async def keys(pipe, app, session):
+        pipe.send_text("hello\r")
+        await until(lambda: texts(session, "assistant") == ["copied answer"])
+        await until(lambda: not app.working)
+        pipe.send_text("/name my session\r")
+        await until(lambda: app.session_name == "my session")
+        pipe.send_text("/session\r")
+        pipe.send_text("/hotkeys\r")
+        pipe.send_text("/copy\r")
+        await until(lambda: "Copied the last answer" in screen.text())
+        pipe.send_text("/quit\r")
+
+    screen = Screen()
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=screen.output):
+        monkeypatch.setenv("PATH", "/nonexistent")  # no clipboard tool: OSC 52
+        app, session = await open_app(monkeypatch, [{"text": "copied answer"}])
+        running = asyncio.ensure_future(app.run())
+        await until(lambda: app.app.is_running)
+        await keys(pipe, app, session)
+        code = await asyncio.wait_for(running, 10)
+        await session.close()
+    shown = screen.text()
+    raw = screen.buffer.getvalue()
+    assert code == 0
+    assert "Session named 'my session'" in shown
+    assert "1 user, 1 assistant" in shown and "id:" in shown
+    assert "app.interrupt" in shown and "escape" in shown  # /hotkeys lists pi's action ids
+    import base64
+
+    assert "\x1b]52;c;" + base64.b64encode(b"copied answer").decode() in raw

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from prompt_toolkit.filters import Condition, has_completions
+from prompt_toolkit.filters import Condition, has_completions, is_searching
 from prompt_toolkit.key_binding import KeyBindings
 
 from pi_mode_interactive.editor.keys import bindings_for, load_keybindings, register_extra_sequences
@@ -57,7 +57,7 @@ def build(ui: InteractiveApp) -> tuple[KeyBindings, list[str]]:
     register_extra_sequences()  # Shift+Enter and CSI-u keys of terminals that report them
     chosen, problems = load_keybindings(ui.agent_dir)
     bindings = KeyBindings()
-    editing = Condition(lambda: not ui.dialogs)
+    editing = Condition(lambda: not ui.dialogs) & ~is_searching  # Ctrl+R's Enter accepts the search
     bind_paste(bindings, ui.editor, ui.parts.pastes, filter=editing)
     escape_free = Condition(lambda: not ui.dialogs) & ~has_completions
     for action, handler in _actions(ui).items():

@@ -197,6 +197,7 @@ def test_bang_command_output_is_shown_and_stored(world):
             term.send("hi")  # pi writes a session file once there is an answer
             term.press("Enter")
             term.wait_for("hello")
+            term.wait_gone("esc to interrupt")
             term.send("!echo from-the-shell")
             term.press("Enter")
             term.wait_for(re.compile(r"^\s+from-the-shell", re.M))  # the output, not the typed command
@@ -216,3 +217,49 @@ def test_redirected_streams_keep_print_mode(world):
         )  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert out.stdout == "printed answer\n"
+
+
+def test_ctrl_g_edits_the_draft_in_the_external_editor(world, tmp_path):
+    editor = tmp_path / "fake-editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "edited by the editor" > "$1"\n')
+    editor.chmod(0o755)
+    world["env"]["VISUAL"] = str(editor)
+    with LoopbackServer([Reply("got it")]) as server:
+        with pi(world, server) as term:
+            term.send("a draft")
+            term.press("C-g")
+            term.wait_for("› edited by the editor")
+            term.press("Enter")
+            term.wait_for("got it")
+            term.press("C-d")
+            assert term.wait_exit() == 0
+        assert user_texts(server.requests[0])[-1] == "edited by the editor"
+
+
+def test_history_is_shared_across_sessions_and_remapped_keys_apply(world):
+    (world["agent"] / "keybindings.json").write_text(json.dumps({"app.exit": ["ctrl+q"]}))
+    with LoopbackServer([Reply("one"), Reply("two")]) as server:
+        with pi(world, server) as term:
+            term.send("remember this prompt")
+            term.press("Enter")
+            term.wait_for("one")
+            term.press("C-d")  # no longer exits: remapped
+            term.press("C-q")
+            assert term.wait_exit() == 0
+        with pi(world, server, "--no-session") as term:
+            term.press("Up")
+            term.wait_for("› remember this prompt", scrollback=False)
+            term.press("C-c")
+            term.wait_gone("› remember this prompt")
+            term.press("C-r")
+            term.send("rememb")
+            term.wait_for("I-search backward: rememb", scrollback=False)
+            term.press("Enter")  # accept the search
+            term.wait_for("› remember this prompt", scrollback=False)
+            term.press("Enter")  # send
+            term.wait_for("two")
+            term.press("C-q")
+            assert term.wait_exit() == 0
+        assert user_texts(server.requests[1]) == ["remember this prompt"]
+    lines = (world["agent"] / "prompt-history.jsonl").read_text().splitlines()
+    assert [json.loads(line)["text"] for line in lines] == ["remember this prompt"]  # no repeated entries

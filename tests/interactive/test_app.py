@@ -394,3 +394,60 @@ async def test_builtin_commands_name_session_hotkeys_and_copy(isolated_environme
     import base64
 
     assert "\x1b]52;c;" + base64.b64encode(b"copied answer").decode() in raw
+
+
+def widget_plugin(record):
+    module = types.ModuleType("widgets_probe")
+
+    async def note(args, ctx):
+        record["editor"] = await ctx.ui.editor("Write a note", "first line")
+        ctx.ui.set_widget("notes", ["WIDGET-ABOVE"])
+        ctx.ui.set_widget("below", ["WIDGET-BELOW"], placement="below")
+        ctx.ui.set_editor_text("prefilled by the plugin")
+
+    @hookimpl
+    def register_commands():
+        return [Command(name="note", handler=note)]
+
+    module.register_commands = register_commands
+    return module
+
+
+async def test_editor_dialog_widgets_and_editor_text(isolated_environment, monkeypatch):
+    record: dict = {}
+    screen = Screen()
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=screen.output):
+        app, session = await open_app(monkeypatch, [{"text": "x"}], [widget_plugin(record)])
+        running = asyncio.ensure_future(app.run())
+        await until(lambda: app.app.is_running)
+        pipe.send_text("/note\r")
+        await until(lambda: app.dialogs)
+        pipe.send_text("\rsecond line\x13")  # Enter is a new line in the editor dialog; Ctrl+S saves
+        await until(lambda: "editor" in record)
+        await until(lambda: app.editor.text == "prefilled by the plugin")
+        above, below = app._widget_text("above"), app._widget_text("below")
+        app.exit(0)
+        assert await asyncio.wait_for(running, 10) == 0
+        await session.close()
+    assert record["editor"] == "first line\nsecond line"
+    assert (above, below) == ("WIDGET-ABOVE", "WIDGET-BELOW")
+
+
+async def test_compact_command_shows_the_summary(isolated_environment, monkeypatch):
+    agent = isolated_environment["agent"]
+    (agent / "settings.json").write_text(json.dumps({"compaction": {"keepRecentTokens": 1}}))
+    script = [{"text": "first answer"}, {"text": "second answer"}, {"text": "## Goal\nTHE-SUMMARY-TEXT"}]
+
+    async def keys(pipe, app, session):
+        for prompt, count in (("one", 1), ("two", 2)):
+            pipe.send_text(prompt + "\r")
+            await until(lambda count=count: len(texts(session, "assistant")) == count)
+            await until(lambda: not app.working)
+        pipe.send_text("/compact keep it short\r")
+        await until(lambda: any(getattr(m, "role", "") == "compactionSummary" for m in session.messages))
+        await asyncio.sleep(0.3)
+        app.exit(0)
+
+    code, session, screen = await drive(monkeypatch, script, keys)
+    assert code == 0
+    assert "THE-SUMMARY-TEXT" in screen.text()

@@ -69,14 +69,14 @@ def test_a_typed_prompt_streams_the_answer_and_the_footer_names_the_model(world)
     with LoopbackServer([Reply("The **answer** is forty-two.", delay=0.01)]) as server:
         with pi(world, server) as term:
             assert "loop/loop-1" in term.screen() or "loop-1" in term.screen()
-            term.send("what is the answer?")
+            term.send("what is the answer? ✓ café 日本")  # multi-byte keys decode incrementally
             term.press("Enter")
             # the answer, then the footer with the model under it, on the same screen
             screen = term.wait_for(re.compile(r"answer is forty-two\.(.|\n)*loop-1"), scrollback=False)
             assert "**" not in screen  # drawn as Markdown
             term.press("C-d")
             assert term.wait_exit() == 0
-        assert user_texts(server.requests[0])[-1] == "what is the answer?"
+        assert user_texts(server.requests[0])[-1] == "what is the answer? ✓ café 日本"
 
 
 def test_a_steering_message_typed_during_a_slow_stream_reaches_the_model(world):

@@ -78,6 +78,20 @@ def _result_view(result: Any, is_error: bool) -> ToolResultView:
     )
 
 
+class _ParsedAnsi:
+    """ANSI text for a control, parsed again only when the text changed (prompt-toolkit asks for
+    it on every redraw, that is on every key)."""
+
+    def __init__(self, text: Any) -> None:
+        self.text, self._last, self._parsed = text, None, ANSI("")
+
+    def __call__(self) -> Any:
+        text = self.text()
+        if text != self._last:
+            self._last, self._parsed = text, ANSI(text)
+        return self._parsed
+
+
 class InteractiveApp:
     def __init__(self, request: Any) -> None:
         from pi_host.config.paths import agent_dir
@@ -106,8 +120,11 @@ class InteractiveApp:
         self._assistant_message: Any = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self.user_bash_controllers: set[Any] = set()
+        self._footer_key: Any = None
+        self._footer = ""
         self.key_help: dict[str, list[str]] = {}
         self._dirty = asyncio.Event()
+        self._dirty_working = asyncio.Event()
         self._last_ctrl_c = 0.0
         self._started = time.monotonic()
         self._unsubscribe = self.session.subscribe(self._on_event)
@@ -149,9 +166,10 @@ class InteractiveApp:
         )
         self.editor_window = editor
 
-        def shown(text: Any) -> Any:  # a line of the bottom area, taking no row when empty
+        def shown(text: Any) -> Any:  # a part of the bottom area, taking no row when empty
+            parsed = _ParsedAnsi(text)
             return ConditionalContainer(
-                Window(FormattedTextControl(lambda: ANSI(text())), dont_extend_height=True),
+                Window(FormattedTextControl(parsed), dont_extend_height=True),
                 filter=Condition(lambda: bool(text())),
             )
 
@@ -170,7 +188,7 @@ class InteractiveApp:
                 search,
                 rule,
                 shown(lambda: self._widget_text("below")),
-                Window(FormattedTextControl(lambda: ANSI(self._footer_text())), dont_extend_height=True),
+                Window(FormattedTextControl(_ParsedAnsi(self._footer_text)), dont_extend_height=True),
             ]
         )
         root = FloatContainer(
@@ -232,6 +250,8 @@ class InteractiveApp:
 
     def invalidate(self) -> None:
         self._dirty.set()
+        if self.working:
+            self._dirty_working.set()
 
     # --- output ----------------------------------------------------------------------------------
 
@@ -468,9 +488,11 @@ class InteractiveApp:
 
     async def _spinner(self) -> None:
         while True:
+            if not self.working:  # idle: nothing wakes up until a run starts
+                self._dirty_working.clear()
+                await self._dirty_working.wait()
             await asyncio.sleep(0.1)
-            if self.working:
-                self.app.invalidate()
+            self.app.invalidate()
 
     def _queue_text(self) -> str:
         steering, follow_up = self.queued
@@ -519,7 +541,12 @@ class InteractiveApp:
         )
 
     def _footer_text(self) -> str:
-        return self.renderers.footer(self.footer_info(), self._rc({}))
+        """The footer, drawn again only when something it shows may have changed."""
+        key = (len(self.session.messages), self.session.model, self.session.thinking_level, self.session_name,
+               tuple(self.statuses.items()), self._width())  # fmt: skip
+        if key != self._footer_key:
+            self._footer_key, self._footer = key, self.renderers.footer(self.footer_info(), self._rc({}))
+        return self._footer
 
     def _stored_name(self) -> str | None:
         name = None

@@ -187,6 +187,25 @@ def render_block(source: str, width: int, theme: Theme) -> list[str]:
     return [truncate(line, width) if visible_width(line) > width else line for line in lines]
 
 
+OPEN_TAIL_CHARS = 2000
+"""A block still being written is drawn from at most its last this many characters: only its
+tail is on screen while it streams, and a long paragraph re-rendered whole per delta would cost
+time quadratic in its length. Once finished it is rendered whole (and cached)."""
+
+
+def _tail_of_open(block: Block) -> str:
+    source = block.source
+    if len(source) <= OPEN_TAIL_CHARS:
+        return source
+    if block.kind == "fence":  # keep the opening fence, so the tail is still highlighted code
+        opener, _, body = source.partition("\n")
+        tail = body[-OPEN_TAIL_CHARS:]
+        return opener + "\n" + tail[tail.find("\n") + 1 :]
+    tail = source[-OPEN_TAIL_CHARS:]
+    cut = min((i for i in (tail.find(" "), tail.find("\n")) if i >= 0), default=0)
+    return "… " + tail[cut + 1 :]
+
+
 class MarkdownStream:
     """Renders one growing Markdown text; keep one per streaming text block (``rc.state``).
 
@@ -244,7 +263,7 @@ class MarkdownStream:
             if lines is None:
                 lines = self._cache.get(key)
             if lines is None:
-                lines = render_block(block.source, width, theme)
+                lines = render_block(_tail_of_open(block), width, theme)
                 self.open_renders += 1
             open_cache[key] = lines
             if out and lines:

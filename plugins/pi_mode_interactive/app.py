@@ -47,7 +47,7 @@ from pi_mode_interactive.transcript import Item, Renderers, Transcript
 from pi_mode_interactive.transcript import text_of as _text
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-REFRESH_S = 0.03
+REFRESH_S = 0.05
 """How often streamed output is re-rendered at most (keys are drawn at once regardless)."""
 EXIT_CONFIRM_S = 1.0
 """A second Ctrl+C within this time exits."""
@@ -80,16 +80,31 @@ def _result_view(result: Any, is_error: bool) -> ToolResultView:
 
 class _ParsedAnsi:
     """ANSI text for a control, parsed again only when the text changed (prompt-toolkit asks for
-    it on every redraw, that is on every key)."""
+    it on every redraw, that is on every key). The parser yields one fragment per character; runs
+    of one style are merged, which makes each redraw's line splitting many times cheaper."""
 
     def __init__(self, text: Any) -> None:
-        self.text, self._last, self._parsed = text, None, ANSI("")
+        self.text, self._last, self._parsed = text, None, []
 
     def __call__(self) -> Any:
         text = self.text()
         if text != self._last:
-            self._last, self._parsed = text, ANSI(text)
+            self._last, self._parsed = text, _merged(ANSI(text).__pt_formatted_text__())
         return self._parsed
+
+
+def _merged(fragments: Any) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    style, run = None, []
+    for fragment in fragments:
+        if fragment[0] != style or "[ZeroWidthEscape]" in fragment[0]:
+            if run:
+                out.append((style, "".join(run)))
+            style, run = fragment[0], []
+        run.append(fragment[1])
+    if run:
+        out.append((style, "".join(run)))
+    return out
 
 
 class InteractiveApp:
@@ -226,6 +241,7 @@ class InteractiveApp:
             await self.app.run_async()
         for task in list(self._tasks):
             task.cancel()
+        self._flush_all()
         self._unsubscribe()
         if self.session.is_streaming:
             await self.session.abort()
@@ -233,6 +249,16 @@ class InteractiveApp:
 
     def exit(self, code: int = 0) -> None:
         self.exit_code = code
+        asyncio.get_running_loop().create_task(self._exit_after_output())
+
+    async def _exit_after_output(self) -> None:
+        """Print what is still live above the application, then leave it (the editor and footer
+        stay as the last lines on the terminal)."""
+        for item in self.transcript.items:
+            item.done = True
+        lines, self.live_lines = self.transcript.take(self._rc)
+        if lines and self.app.is_running:
+            await self._print_above("\n".join(lines))
         if self.app.is_running and not self.app.future.done():
             self.app.exit()
 
@@ -282,6 +308,15 @@ class InteractiveApp:
                 await self._print_above("\n".join(lines))
             self.app.invalidate()
             await asyncio.sleep(REFRESH_S)
+
+    def _flush_all(self) -> None:
+        """At exit: what is still live goes to scrollback as it stands (the app is gone)."""
+        for item in self.transcript.items:
+            item.done = True
+        lines, self.live_lines = self.transcript.take(self._rc)
+        if lines:
+            self.app.output.write_raw("\r\n".join(lines) + "\r\n")
+            self.app.output.flush()
 
     async def _print_above(self, text: str) -> None:
         output = self.app.output
@@ -352,7 +387,9 @@ class InteractiveApp:
         if item is None:
 
             def draw(rc: RenderContext) -> Any:
-                view = self._tools[call_id]
+                view = self._tools.get(call_id)
+                if view is None:
+                    return ""
                 result = self._results.get(call_id)
                 call = _text(self.renderers.tool_call(view, rc))
                 if result is None:
@@ -651,8 +688,12 @@ class InteractiveApp:
         return self._tool_item(view.id)
 
     def forget_tool(self, call_id: str) -> None:
+        """Take a live call off the screen without printing it (its message is drawn instead)."""
+        item = self._tool_items.pop(call_id, None)
+        if item is not None and item in self.transcript.items:
+            self.transcript.items.remove(item)
         self._tools.pop(call_id, None)
-        self._tool_items.pop(call_id, None)
+        self.invalidate()
 
     def switch_session(self, session: Any) -> None:
         """Show ``session`` from now on (``/new``); the caller closed the old one."""

@@ -48,7 +48,7 @@ async def run_user_bash(ui: InteractiveApp, text: str) -> None:
         return
     shell = decision.get("operations") or LocalShell()
     view = ToolCallView(id=f"user-bash-{id(event)}", name="bash", args={"command": command}, running=True)
-    item = ui.live_tool(view)
+    ui.live_tool(view)
     chunks: list[bytes] = []
 
     def on_data(chunk: bytes) -> None:
@@ -64,7 +64,6 @@ async def run_user_bash(ui: InteractiveApp, text: str) -> None:
         )
     finally:
         ui.user_bash_controllers.discard(controller)
-        item.done = True
         ui.forget_tool(view.id)
     output = b"".join(chunks).decode("utf-8", errors="replace")
     cut = truncate_tail(output)

@@ -110,7 +110,10 @@ class Transcript:
         live: list[str] = []
         head = True
         for item in list(self.items):
-            result = item.draw(rc_for(item.state))
+            try:
+                result = item.draw(rc_for(item.state))
+            except Exception as exc:  # never lose the screen over one item
+                result, item.done = f"[this item could not be drawn: {type(exc).__name__}: {exc}]", True
             text = text_of(result)
             lines = text.split("\n") if text else []
             stable = len(lines) if item.done else min(getattr(result, "stable", 0) or 0, len(lines))

@@ -200,7 +200,7 @@ def test_bang_command_output_is_shown_and_stored(world):
             term.wait_gone("esc to interrupt")
             term.send("!echo from-the-shell")
             term.press("Enter")
-            term.wait_for(re.compile(r"^\s+from-the-shell", re.M))  # the output, not the typed command
+            term.wait_for(re.compile(r"^\s*from-the-shell\s*$", re.M))  # the output, not the typed command
             term.press("C-d")
             assert term.wait_exit() == 0
     [path] = session_files(world)

@@ -212,6 +212,7 @@ async def _run(
         "resume": args.resume,
         "interactive": sys.stdin.isatty() and sys.stderr.isatty(),
     }
+
     def options(store: dict[str, Any], start_reason: str = "startup") -> Any:
         return SessionOptions(
             cwd=cwd,

@@ -56,6 +56,9 @@ class RunRequest:
         self.new_session: Any = None
         """``await request.new_session()``: a fresh session with the same options (``/new``); the
         mode closes the old one and owns the new one."""
+        self.reload_session: Any = None
+        """``await request.reload_session(session)``: plugins, settings and context loaded again
+        on the same store (``/reload``); the old session is shut down but its store stays open."""
         self.on_interrupt: Any = None
         """Called on the loop after a signal aborted the session (the interactive mode exits)."""
 
@@ -75,17 +78,17 @@ def run_cli(argv: list[str]) -> int:
         load_errors.append(payload)
         _stderr(f"pi: plugin {payload['plugin']!r} failed in {payload['event']}: {payload['error']}")
 
+    plugin_request = PluginRequest(
+        cwd=os.getcwd(),
+        approve=pre.approve,
+        extension_paths=tuple(pre.extensions),
+        builtins_only=True if pre.no_extensions else None,
+        strict=pre.strict,
+        on_error=on_plugin_error,
+    )
     try:
-        loaded = load_plugins(
-            PluginRequest(
-                cwd=os.getcwd(),
-                approve=pre.approve,
-                extension_paths=tuple(pre.extensions),
-                builtins_only=True if pre.no_extensions else None,
-                strict=pre.strict,
-                on_error=on_plugin_error,
-            )
-        )
+        loaded = load_plugins(plugin_request)
+        loaded.request = plugin_request  # /reload loads the same plugins again
     except PluginError:  # --strict-plugins: the failure was named in its one line already
         return 1
     try:
@@ -258,7 +261,27 @@ async def _run(
         load_errors=load_errors,
         header=getattr(session.store, "header", None),
     )
+
+    async def reload_session(current: Any) -> Any:
+        """The plugins, settings and context of ``current`` loaded again, on the same store."""
+        reloaded = load_plugins(loaded.request)
+        fresh_settings, _ = load_settings(cwd, project_trusted=reloaded.trust.trusted)
+        await current.host.dispatch("session_shutdown", {"reason": "reload"}, current.ctx)
+        fresh_registry = ModelRegistry.from_plugins(reloaded.host)
+        fresh_registry.runtime_keys.update(registry.runtime_keys)  # --api-key
+        created = await create_session(
+            SessionOptions(
+                cwd=cwd, model=current.model, thinking_level=current.thinking_level, no_tools=args.no_tools,
+                api_key=args.api_key, settings=fresh_settings, mode=mode.name, has_ui=mode.has_ui,
+                flags=flag_values, host=reloaded.host, project_trusted=reloaded.trust.trusted,
+                store=current.store, registry=fresh_registry, start_reason="reload",
+            )
+        )  # fmt: skip
+        _apply_tool_flags(created, args)
+        return created
+
     request.new_session = new_session
+    request.reload_session = reload_session
     interrupts.attach(session, asyncio.get_running_loop(), request)
     try:
         code = mode.run(request)

@@ -701,6 +701,7 @@ class InteractiveApp:
         self.session = self.request.session = session
         self._unsubscribe = session.subscribe(self._on_event)
         session.ui = InteractiveUI(self)
+        self.renderers = Renderers(session.host, lambda line: self.notice(line, "error"))
         self.session_name = self._stored_name()
         self.queued = ([], [])
         self._tools.clear()

@@ -131,16 +131,17 @@ async def _new(ui: InteractiveApp, args: str) -> None:
 
 
 async def _reload(ui: InteractiveApp, args: str) -> None:
-    from pi_host.config.settings import load_settings
-
-    session = ui.session
-    settings, problems = load_settings(ui.cwd, project_trusted=session.config.project_trusted)
-    for line in problems:
-        ui.notice(f"settings: {line}", "warning")
-    await session.reload(settings)
+    if ui.session.is_streaming:
+        ui.notice("Wait for the run to finish (or press escape) before reloading", "warning")
+        return
+    if ui.request.reload_session is None:
+        ui.notice("This run cannot reload", "error")
+        return
+    fresh = await ui.request.reload_session(ui.session)
+    ui.switch_session(fresh)
     ui.reload_keys()
     ui.parts.refresh()
-    ui.notice("Reloaded settings, keybindings, context files, skills and prompt templates")
+    ui.notice("Reloaded plugins, settings, keybindings, context files, skills and prompt templates")
 
 
 BUILTIN: dict[str, Builtin] = {

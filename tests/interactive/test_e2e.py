@@ -263,3 +263,47 @@ def test_history_is_shared_across_sessions_and_remapped_keys_apply(world):
         assert user_texts(server.requests[1]) == ["remember this prompt"]
     lines = (world["agent"] / "prompt-history.jsonl").read_text().splitlines()
     assert [json.loads(line)["text"] for line in lines] == ["remember this prompt"]  # no repeated entries
+
+
+VERSIONED_PLUGIN = """
+from pi_host import hookimpl
+from pi_host.plugins.registrations import Command
+
+async def which(args, ctx):
+    ctx.ui.notify("plugin says {version}")
+
+@hookimpl
+def register_commands():
+    return [Command(name="which", handler=which, description="Which version")]
+"""
+
+
+def test_reload_picks_up_an_edited_plugin_and_keeps_the_conversation(world):
+    extensions = world["agent"] / "extensions"
+    extensions.mkdir()
+    plugin = extensions / "versioned.py"
+    plugin.write_text(VERSIONED_PLUGIN.replace("{version}", "VERSION-ONE"))
+    with LoopbackServer([Reply("before reload"), Reply("after reload")]) as server:
+        with pi(world, server) as term:
+            term.send("first")
+            term.press("Enter")
+            term.wait_for("before reload")
+            term.send("/which")
+            term.press("Enter")
+            term.wait_for("plugin says VERSION-ONE")
+            plugin.write_text(VERSIONED_PLUGIN.replace("{version}", "VERSION-TWO"))
+            term.send("/reload")
+            term.press("Enter")
+            term.wait_for("Reloaded plugins")
+            term.send("/which")
+            term.press("Enter")
+            term.wait_for("plugin says VERSION-TWO")
+            term.send("second")
+            term.press("Enter")
+            term.wait_for("after reload")
+            term.press("C-d")
+            assert term.wait_exit() == 0
+        assert user_texts(server.requests[1]) == ["first", "second"]
+    [path] = session_files(world)
+    roles = [e["message"]["role"] for e in entries(path) if e.get("type") == "message"]
+    assert [r for r in roles if r in ("user", "assistant")] == ["user", "assistant", "user", "assistant"]

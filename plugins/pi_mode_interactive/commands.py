@@ -152,7 +152,7 @@ BUILTIN: dict[str, Builtin] = {
     "name": Builtin(_name, "Name the session: /name <name>"),
     "session": Builtin(_session, "Show the session's file, id, messages, tokens and cost"),
     "new": Builtin(_new, "Start a new session"),
-    "reload": Builtin(_reload, "Reload settings, keybindings, context files, skills and templates"),
+    "reload": Builtin(_reload, "Reload plugins, settings, keybindings, context files, skills and templates"),
 }
 
 

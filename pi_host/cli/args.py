@@ -121,6 +121,11 @@ def parse(argv: list[str], plugin_flags: list[CliFlag]) -> Any:
     """The host's options and the messages (a :class:`pi_host.cli.options.RunArgs`); an ``int``
     is the exit code of ``--help``. Raises :class:`UsageError` for an unknown option or a bad
     value."""
+    from pi_host.cli.quick_args import quick_parse
+
+    quick = quick_parse(argv)
+    if quick is not None:
+        return quick
     from pi_host.cli.options import RunArgs, build_app
 
     result = RunArgs()

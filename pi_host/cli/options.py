@@ -3,44 +3,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import typer
 
+from pi_host.cli.quick_args import RunArgs
 from pi_host.plugins.registrations import CliFlag
 
-
-@dataclass
-class RunArgs:
-    provider: str | None = None
-    model: str | None = None
-    api_key: str | None = None
-    thinking: str | None = None
-    models: str | None = None
-    list_models: bool = False
-    print_mode: bool = False
-    mode: str | None = None
-    continue_recent: bool = False
-    resume: bool = False
-    session: str | None = None
-    session_id: str | None = None
-    fork: str | None = None
-    session_dir: str | None = None
-    no_session: bool = False
-    name: str | None = None
-    tools: str | None = None
-    exclude_tools: str | None = None
-    no_builtin_tools: bool = False
-    no_tools: bool = False
-    extensions: list[str] = field(default_factory=list)
-    no_extensions: bool = False
-    approve: bool = False
-    no_approve: bool = False
-    strict_plugins: bool = False
-    offline: bool = False
-    verbose: bool = False
-    messages: list[str] = field(default_factory=list)
+__all__ = ["RunArgs", "build_app"]
 
 
 def build_app(result: Any, plugin_flags: list[CliFlag]) -> typer.Typer:

@@ -233,6 +233,9 @@ class InteractiveApp:
         self._show_history()
         self._spawn(self._refresher())
         self._spawn(self._spinner())
+        # The @-mention file index walks the project in a thread: after the first frame, so the
+        # editor does not wait for it.
+        asyncio.get_running_loop().call_later(0.3, self.parts.completer.start)
         for index, prompt in enumerate(self.request.prompts):
             images = self.request.images if index == 0 else None
             self._spawn(self._send(prompt, images=images, follow_up=index > 0))

@@ -21,8 +21,7 @@ class EditorParts:
     def __init__(self, agent_dir: str, cwd: str, commands: Callable[[], list[tuple[str, str]]]) -> None:
         self.cwd = cwd
         self.history = PromptHistory(history_path(agent_dir), cwd)
-        self.completer = PiCompleter(commands, cwd)
-        self.completer.start()
+        self.completer = PiCompleter(commands, cwd)  # its file index starts once the editor is up
         self.pastes = PasteStore()
         self.processors: list[Any] = []
 

@@ -34,12 +34,15 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import pathspec
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from .fuzzy import fuzzy_filter, fuzzy_score
+
+if TYPE_CHECKING:
+    import pathspec
 
 DEFAULT_MAX_FILES = 20_000
 DEFAULT_MAX_RESULTS = 50
@@ -68,6 +71,8 @@ class FileEntry:
 
 
 def _read_ignore(path: str) -> pathspec.PathSpec | None:
+    import pathspec  # here, not at import: the interactive mode's start-up does not wait for it
+
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             lines = handle.read().splitlines()
@@ -78,7 +83,7 @@ def _read_ignore(path: str) -> pathspec.PathSpec | None:
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
-_Specs = tuple[tuple[str, pathspec.PathSpec], ...]
+_Specs = "tuple[tuple[str, pathspec.PathSpec], ...]"
 
 
 def _is_ignored(rel: str, is_dir: bool, specs: _Specs) -> bool:

@@ -280,6 +280,10 @@ async def _run(
         _apply_tool_flags(created, args)
         return created
 
+    import gc
+
+    gc.freeze()  # everything loaded so far lives as long as the process (see pi_host.cli.main)
+    gc.enable()
     request.new_session = new_session
     request.reload_session = reload_session
     interrupts.attach(session, asyncio.get_running_loop(), request)

@@ -11,6 +11,9 @@ from pi_host.plugins.registrations import Mode
 
 
 async def run(request):
+    import gc
+
+    gc.disable()  # as during the CLI's start-up: the app turns it back on after its first frame
     from pi_mode_interactive.app import run_interactive
 
     return await run_interactive(request)

@@ -78,6 +78,13 @@ def _result_view(result: Any, is_error: bool) -> ToolResultView:
     )
 
 
+def _collect_garbage_again() -> None:
+    import gc
+
+    gc.freeze()  # start-up's objects live as long as the process: keep them out of every scan
+    gc.enable()
+
+
 class _ParsedAnsi:
     """ANSI text for a control, parsed again only when the text changed (prompt-toolkit asks for
     it on every redraw, that is on every key). The parser yields one fragment per character; runs
@@ -236,6 +243,7 @@ class InteractiveApp:
         # The @-mention file index walks the project in a thread: after the first frame, so the
         # editor does not wait for it.
         asyncio.get_running_loop().call_later(0.3, self.parts.completer.start)
+        asyncio.get_running_loop().call_later(0.1, _collect_garbage_again)
         for index, prompt in enumerate(self.request.prompts):
             images = self.request.images if index == 0 else None
             self._spawn(self._send(prompt, images=images, follow_up=index > 0))

@@ -3,8 +3,9 @@
 Two passes. :func:`prescan` reads what plugin loading needs (``-e``, ``-a``/``-na``, strictness)
 before any plugin is imported; after loading, :func:`first_positional` finds a subcommand even
 after options (``pi -a plugins``), plugin flags are taken out (:func:`extract_plugin_flags`), and
-:func:`parse` reads the host's options with typer, refusing unknown ones as pi does
-(``Error: Unknown option: --bogus``).
+:func:`parse` reads the host's options: a plain command line without typer
+(:mod:`pi_host.cli.quick_args`), anything else (``--help``, an unknown option) with typer, which
+refuses unknown ones as pi does (``Error: Unknown option: --bogus``).
 """
 
 from __future__ import annotations

@@ -35,3 +35,35 @@ def test_cheap_commands_do_not_import_heavy_libraries(argv):
     assert not loaded & set(HEAVY), f"{argv} imported {sorted(loaded & set(HEAVY))}"
     if argv == ["--version"]:
         assert not loaded & {"pluggy", "typer", "asyncio"}
+
+
+RUN_PROBE = """
+import atexit, json, sys
+def dump():
+    with open({out!r}, "w") as handle:
+        json.dump(sorted(sys.modules), handle)
+atexit.register(dump)
+from pi_host.cli import main
+sys.exit(main({argv!r}))
+"""
+
+
+@pytest.mark.parametrize("mode", [["-p"], ["--mode", "json"]])
+def test_print_and_json_runs_do_not_import_the_interactive_interface(mode, isolated_environment, tmp_path):
+    argv = ["--model", "faux/faux-1", "--no-session", *mode, "hello"]
+    modules = tmp_path / "modules.json"
+    out = subprocess.run(
+        [sys.executable, "-c", RUN_PROBE.format(argv=argv, out=str(modules))],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=isolated_environment["work"],
+    )
+    assert out.returncode == 0, out.stderr
+    assert "faux" in out.stdout  # the run really happened
+    loaded = set(json.loads(modules.read_text()))
+    tops = {name.split(".")[0] for name in loaded}
+    assert "pydantic" in tops
+    assert not tops & {"prompt_toolkit", "rich", "pygments", "markdown_it"}, sorted(tops)
+    # the mode plugin itself is registered (its entry point loads), its application is not
+    assert "pi_mode_interactive" in loaded and "pi_mode_interactive.app" not in loaded

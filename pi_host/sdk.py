@@ -131,6 +131,9 @@ async def create_session(options: SessionOptions | None = None, **kwargs: Any) -
         except LookupError:
             model = None
     thinking = options.thinking_level or (restored.thinking_level if restored.messages else None)
+    per_model = settings.get("modelThinkingLevels")
+    if not thinking and model is not None and isinstance(per_model, dict):  # pi's per-model start-up level
+        thinking = per_model.get(f"{model.provider}/{model.id}")
     thinking = thinking or settings.get("defaultThinkingLevel") or "medium"
     if model is not None and not model.reasoning:
         thinking = "off"

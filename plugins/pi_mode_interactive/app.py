@@ -143,6 +143,7 @@ class InteractiveApp:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.user_bash_controllers: set[Any] = set()
         self._footer_key: Any = None
+        self._models: Any = None
         self._footer = ""
         self.key_help: dict[str, list[str]] = {}
         self._dirty = asyncio.Event()
@@ -606,6 +607,7 @@ class InteractiveApp:
     # --- dialogs and editor (ctx.ui) -----------------------------------------------------------
 
     async def ask(self, dialog: Dialog, timeout: float | None = None, signal: Any = None) -> Any:
+        self.editor.cancel_completion()  # a menu left open would sit over the dialog
         self.dialogs.append(dialog)
         self.app.layout.focus(dialog.focus)
         self.app.invalidate()
@@ -624,6 +626,20 @@ class InteractiveApp:
             self.dialogs.remove(dialog)
             self.app.layout.focus(self.dialogs[-1].focus if self.dialogs else self.editor_window)
             self.app.invalidate()
+
+    async def pick(self, title: str, items: list[tuple[Any, str, str]], initial: Any = None) -> Any:
+        """A value of ``items`` chosen in the picker, or None (Escape)."""
+        from pi_mode_interactive.dialogs import SelectDialog
+
+        return await self.ask(SelectDialog(title, items, initial=initial))
+
+    @property
+    def models(self) -> Any:
+        from pi_mode_interactive.models import ModelChooser
+
+        if self._models is None or self._models.session is not self.session:
+            self._models = ModelChooser(self)
+        return self._models
 
     def set_title(self, title: str) -> None:
         self.app.output.set_title(title)

@@ -43,6 +43,10 @@ def _actions(ui: InteractiveApp) -> dict[str, Callable[[Any], Any]]:
         "app.tools.expand": lambda event: ui.toggle_tools(),
         "app.editor.external": lambda event: ui._spawn(ui.external_editor()),
         "app.message.copy": lambda event: ui._spawn(_copy(ui)),
+        "app.model.select": lambda event: ui._spawn(ui.models.choose()),
+        "app.model.cycleForward": lambda event: ui._spawn(ui.models.cycle(1)),
+        "app.model.cycleBackward": lambda event: ui._spawn(ui.models.cycle(-1)),
+        "app.thinking.cycle": lambda event: ui._spawn(ui.models.cycle_thinking()),
     }
 
 

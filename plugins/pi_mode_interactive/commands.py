@@ -144,6 +144,18 @@ async def _reload(ui: InteractiveApp, args: str) -> None:
     ui.notice("Reloaded plugins, settings, keybindings, context files, skills and prompt templates")
 
 
+async def _model(ui: InteractiveApp, args: str) -> None:
+    await ui.models.choose(args.strip())
+
+
+async def _thinking(ui: InteractiveApp, args: str) -> None:
+    await ui.models.thinking(args.strip())
+
+
+async def _scoped_models(ui: InteractiveApp, args: str) -> None:
+    await ui.models.choose_scope()
+
+
 BUILTIN: dict[str, Builtin] = {
     "quit": Builtin(_quit, "Exit pi"),
     "hotkeys": Builtin(_hotkeys, "Show the keyboard shortcuts"),
@@ -152,6 +164,9 @@ BUILTIN: dict[str, Builtin] = {
     "name": Builtin(_name, "Name the session: /name <name>"),
     "session": Builtin(_session, "Show the session's file, id, messages, tokens and cost"),
     "new": Builtin(_new, "Start a new session"),
+    "model": Builtin(_model, "Select a model: /model [provider/model]"),
+    "thinking": Builtin(_thinking, "Set the thinking level: /thinking [level]"),
+    "scoped-models": Builtin(_scoped_models, "Choose the models Ctrl+P cycles through"),
     "reload": Builtin(_reload, "Reload plugins, settings, keybindings, context files, skills and templates"),
 }
 

@@ -96,13 +96,15 @@ class ConfirmDialog(Dialog):
 
 
 class SelectDialog(Dialog):
-    """``ctx.ui.select``: the shared :class:`Picker` (type to filter, arrows, Enter, Escape)."""
+    """A choice in the shared :class:`Picker` (type to filter, arrows, Enter, Escape): the
+    ``(value, label, meta)`` items of the model and level pickers, or ``ctx.ui.select``'s options."""
 
-    def __init__(self, title: str, options: list[str]) -> None:
+    def __init__(self, title: str, options: list[Any], initial: Any = None) -> None:
         from pi_mode_interactive.editor.picker import Picker
 
         super().__init__(title)
-        self.picker = Picker(title, [(option, option, "") for option in options], on_done=self.finish)
+        items = [option if isinstance(option, tuple) else (option, option, "") for option in options]
+        self.picker = Picker(title, items, on_done=self.finish, initial=initial)
 
     @property
     def container(self) -> Any:

@@ -451,3 +451,95 @@ async def test_compact_command_shows_the_summary(isolated_environment, monkeypat
     code, session, screen = await drive(monkeypatch, script, keys)
     assert code == 0
     assert "THE-SUMMARY-TEXT" in screen.text()
+
+
+def model_changes(session):
+    return [
+        (e.get("provider"), e.get("modelId"))
+        for e in session.store.entries()
+        if e.get("type") == "model_change"
+    ]
+
+
+def level_changes(session):
+    return [e["thinkingLevel"] for e in session.store.entries() if e.get("type") == "thinking_level_change"]
+
+
+async def test_model_picker_thinking_keys_and_commands(isolated_environment, monkeypatch):
+    async def keys(pipe, app, session):
+        pipe.send_text("\x0c")  # Ctrl+L: the model picker
+        await until(lambda: app.dialogs)
+        pipe.send_text("reasoner")  # type to filter
+        await asyncio.sleep(0.1)
+        pipe.send_text("\r")
+        await until(lambda: session.model.id == "faux-reasoner")
+        assert session.thinking_level == "off"  # kept from faux-1 (clamped)
+        pipe.send_text("\x1b[Z")  # Shift+Tab: the next thinking level
+        await until(lambda: session.thinking_level != "off")
+        before = session.thinking_level
+        pipe.send_text("/thinking high\r")
+        await until(lambda: session.thinking_level == "high")
+        pipe.send_text("/model faux/faux-1\r")
+        await until(lambda: session.model.id == "faux-1")
+        await until(lambda: session.thinking_level == "off")  # clamped: faux-1 does not reason
+        record["before"] = before
+        app.exit(0)
+
+    record: dict = {}
+    code, session, screen = await drive(monkeypatch, [{"text": "x"}], keys)
+    assert code == 0
+    assert model_changes(session)[-2:] == [("faux", "faux-reasoner"), ("faux", "faux-1")]
+    assert "high" in level_changes(session) and level_changes(session)[-1] == "off"
+    assert record["before"] != "off"
+    assert "Model: faux/faux-reasoner" in screen.text()
+
+
+async def test_ctrl_p_cycles_the_scoped_models_with_their_pinned_levels(isolated_environment, monkeypatch):
+    agent = isolated_environment["agent"]
+    (agent / "settings.json").write_text(
+        json.dumps(
+            {
+                "enabledModels": ["faux/faux-reasoner:low", "faux-1"],
+                "modelThinkingLevels": {"faux/faux-reasoner": "high"},
+            }
+        )
+    )
+
+    async def keys(pipe, app, session):
+        pipe.send_text("\x10")  # Ctrl+P
+        await until(lambda: session.model.id == "faux-reasoner")
+        await until(lambda: session.thinking_level == "low")  # the pattern pins it
+        pipe.send_text("\x10")
+        await until(lambda: session.model.id == "faux-1")
+        app.exit(0)
+
+    code, session, _ = await drive(monkeypatch, [{"text": "x"}], keys)
+    assert code == 0
+    assert model_changes(session)[-2:] == [("faux", "faux-reasoner"), ("faux", "faux-1")]
+
+
+async def test_scoped_models_toggles_and_saves_enabled_models(isolated_environment, monkeypatch):
+    agent = isolated_environment["agent"]
+    (agent / "settings.json").write_text(json.dumps({"theme": "dark"}))
+
+    async def keys(pipe, app, session):
+        pipe.send_text("/scoped-models")
+        await asyncio.sleep(0.2)
+        pipe.send_text("\r")
+        await until(lambda: app.dialogs)
+        pipe.send_text("reasoner")
+        await asyncio.sleep(0.1)
+        first = app.dialogs[-1]
+        pipe.send_text("\r")  # toggles faux-reasoner in; the picker opens again
+        await until(lambda: app.dialogs and app.dialogs[-1] is not first)
+        await asyncio.sleep(0.1)
+        pipe.send_text("\x03")  # ends the picker (Ctrl+C, like Escape: tui.select.cancel)
+        await until(lambda: app.dialogs and "Save" in app.dialogs[-1].title)
+        pipe.send_text("y")
+        await until(lambda: "enabledModels" in json.loads((agent / "settings.json").read_text()))
+        app.exit(0)
+
+    code, _, _ = await drive(monkeypatch, [{"text": "x"}], keys)
+    saved = json.loads((agent / "settings.json").read_text())
+    assert code == 0
+    assert saved == {"theme": "dark", "enabledModels": ["faux/faux-reasoner"]}

@@ -307,3 +307,30 @@ def test_reload_picks_up_an_edited_plugin_and_keeps_the_conversation(world):
     [path] = session_files(world)
     roles = [e["message"]["role"] for e in entries(path) if e.get("type") == "message"]
     assert [r for r in roles if r in ("user", "assistant")] == ["user", "assistant", "user", "assistant"]
+
+
+def test_model_picker_and_thinking_keys_change_the_footer_and_the_session(world):
+    with LoopbackServer([Reply("answer one")]) as server:
+        with pi(world, server) as term:
+            term.send("hello")
+            term.press("Enter")
+            term.wait_for("answer one")
+            term.press("C-l")
+            term.wait_for("Select a model")
+            term.send("faux-reasoner")
+            term.wait_for("(1/1)")
+            term.press("Enter")
+            term.wait_for(re.compile(r"faux/faux-reasoner • \w+\s*$", re.M), scrollback=False)  # the footer
+            term.press("BTab")  # Shift+Tab: next thinking level
+            term.wait_for("Thinking: minimal")
+            term.send("/thinking high")
+            term.press("Enter")
+            term.wait_for("faux/faux-reasoner • high", scrollback=False)
+            term.press("C-d")
+            assert term.wait_exit() == 0
+    [path] = session_files(world)
+    changes = [e for e in entries(path) if e.get("type") in ("model_change", "thinking_level_change")]
+    assert {"type": "model_change", "provider": "faux", "modelId": "faux-reasoner"}.items() <= changes[
+        -3
+    ].items()
+    assert [e.get("thinkingLevel") for e in changes[-2:]] == ["minimal", "high"]

@@ -1,0 +1,178 @@
+"""Choosing the model and the thinking level: ``/model`` and Ctrl+L (a picker over every model),
+Ctrl+P (cycle the scoped models: ``--models`` / the ``enabledModels`` setting), ``/scoped-models``,
+``/thinking`` and Shift+Tab (the levels the model supports). Every change is recorded as pi's
+``model_change`` / ``thinking_level_change`` entry by the session."""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import TYPE_CHECKING, Any
+
+from pi_host.config.models import THINKING_LEVELS
+from pi_host.lib.llm.tokens import clamp_thinking_level, supported_levels
+
+if TYPE_CHECKING:
+    from pi_mode_interactive.app import InteractiveApp
+
+
+def _patterns(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, list):
+        return [str(part).strip() for part in value if str(part).strip()]
+    return []
+
+
+def scoped_models(models: list[Any], patterns: list[str]) -> list[tuple[Any, str | None]]:
+    """The models the patterns name, in pattern order: ``provider/id`` or ``id``, globs allowed,
+    an optional ``:level`` pinning the thinking level (pi's ``--models`` / ``enabledModels``)."""
+    scoped: list[tuple[Any, str | None]] = []
+    seen: set[str] = set()
+    for pattern in patterns:
+        level = None
+        head, _, suffix = pattern.rpartition(":")
+        if head and suffix in THINKING_LEVELS:
+            pattern, level = head, suffix
+        wanted = pattern.lower()
+        for model in models:
+            key = f"{model.provider}/{model.id}"
+            if key in seen:
+                continue
+            if fnmatch.fnmatchcase(key.lower(), wanted) or fnmatch.fnmatchcase(model.id.lower(), wanted):
+                seen.add(key)
+                scoped.append((model, level))
+    return scoped
+
+
+def _price(model: Any) -> str:
+    cost = getattr(model, "cost", None)
+    if cost is None or not (cost.input or cost.output):
+        return "free"
+    return f"${cost.input:g}/${cost.output:g} per M"
+
+
+def _window(model: Any) -> str:
+    tokens = model.context_window or 0
+    return f"{tokens // 1_000_000}M" if tokens >= 1_000_000 else f"{tokens // 1000}k"
+
+
+class ModelChooser:
+    def __init__(self, ui: InteractiveApp) -> None:
+        self.ui = ui
+        settings = ui.session.config.settings if isinstance(ui.session.config.settings, dict) else {}
+        cli = getattr(getattr(ui.request, "args", None), "models", None)
+        self.scope = scoped_models(
+            ui.session.registry.models(), _patterns(cli) or _patterns(settings.get("enabledModels"))
+        )
+
+    @property
+    def session(self) -> Any:
+        return self.ui.session
+
+    async def choose(self, query: str = "") -> None:
+        """``/model [pattern]``: set the model a pattern names, or pick one from the list."""
+        registry = self.session.registry
+        if query:
+            try:
+                model, level = registry.resolve_pattern(query)
+            except LookupError as exc:
+                self.ui.notice(str(exc.args[0] if exc.args else exc), "error")
+                return
+            await self.use(model, level)
+            return
+        ready = {f"{m.provider}/{m.id}" for m in registry.available()}
+        items = []
+        for model in registry.models():
+            key = f"{model.provider}/{model.id}"
+            meta = f"{_window(model)} ctx · {_price(model)} · {'key ✓' if key in ready else 'no key'}"
+            items.append((model, key, meta))
+        current = self.session.model
+        picked = await self.ui.pick("Select a model", items, initial=current)
+        if picked is not None:
+            await self.use(picked)
+
+    async def use(self, model: Any, level: str | None = None) -> None:
+        session = self.session
+        if model is not session.model:
+            await session.set_model(model, source="set")
+        settings = session.config.settings if isinstance(session.config.settings, dict) else {}
+        per_model = settings.get("modelThinkingLevels") or {}
+        wanted = level or per_model.get(f"{model.provider}/{model.id}") or session.thinking_level
+        await self.set_level(wanted, quiet=True)
+        self.ui.notice(f"Model: {model.provider}/{model.id} • thinking {session.thinking_level}")
+
+    async def cycle(self, step: int = 1) -> None:
+        """Ctrl+P: the next scoped model (every model with a key when nothing is scoped)."""
+        scope = self.scope or [(model, None) for model in self.session.registry.available()]
+        if not scope:
+            self.ui.notice("No models to cycle through", "warning")
+            return
+        keys = [f"{m.provider}/{m.id}" for m, _ in scope]
+        current = self.session.model
+        index = (
+            keys.index(f"{current.provider}/{current.id}")
+            if current is not None and f"{current.provider}/{current.id}" in keys
+            else -1
+        )
+        model, level = scope[(index + step) % len(scope)]
+        await self.use(model, level)
+
+    async def set_level(self, level: str, quiet: bool = False) -> None:
+        session = self.session
+        clamped = clamp_thinking_level(session.model, level) if session.model is not None else "off"
+        if clamped != session.thinking_level:
+            await session.set_thinking_level(clamped)
+        if not quiet:
+            note = "" if clamped == level else f" ({level} is not supported by this model)"
+            self.ui.notice(f"Thinking: {clamped}{note}")
+
+    async def thinking(self, level: str = "") -> None:
+        """``/thinking [level]``: set it, or pick one of the levels the model supports."""
+        if level:
+            if level not in THINKING_LEVELS:
+                self.ui.notice(
+                    f"Unknown thinking level {level!r} (one of {', '.join(THINKING_LEVELS)})", "error"
+                )
+                return
+            await self.set_level(level)
+            return
+        levels = supported_levels(self.session.model)
+        picked = await self.ui.pick(
+            "Thinking level", [(name, name, "") for name in levels], initial=self.session.thinking_level
+        )
+        if picked is not None:
+            await self.set_level(picked)
+
+    async def cycle_thinking(self) -> None:
+        """Shift+Tab: the next level the model supports."""
+        levels = supported_levels(self.session.model)
+        current = self.session.thinking_level
+        position = levels.index(current) if current in levels else -1
+        await self.set_level(levels[(position + 1) % len(levels)])
+
+    async def choose_scope(self) -> None:
+        """``/scoped-models``: Enter toggles a model in or out of the Ctrl+P cycle, Escape ends;
+        the choice can be saved as ``enabledModels`` in the user's settings."""
+        chosen = [f"{m.provider}/{m.id}" for m, _ in self.scope]
+        last = None
+        while True:
+            items = [
+                (key, f"{'[x]' if key in chosen else '[ ]'} {key}", "")
+                for key in (f"{m.provider}/{m.id}" for m in self.session.registry.models())
+            ]
+            picked = await self.ui.pick("Scoped models (enter toggles, esc ends)", items, initial=last)
+            if picked is None:
+                break
+            last = picked
+            chosen.remove(picked) if picked in chosen else chosen.append(picked)
+        self.scope = scoped_models(self.session.registry.models(), chosen)
+        self.ui.notice(
+            f"Ctrl+P cycles {len(self.scope)} model(s)"
+            if self.scope
+            else "Ctrl+P cycles every model with a key"
+        )
+        if await self.session.ctx.ui.confirm("Save as enabledModels in your settings?"):
+            from pi_host.config.settings import DELETE, update_user_settings
+
+            update_user_settings({"enabledModels": chosen or DELETE})
+            self.ui.notice("Saved enabledModels")

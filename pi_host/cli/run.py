@@ -54,8 +54,11 @@ class RunRequest:
         self.interrupted = False
         """A signal aborted the run: the CLI prints the one line about it (modes stay quiet)."""
         self.new_session: Any = None
-        """``await request.new_session()``: a fresh session with the same options (``/new``); the
-        mode closes the old one and owns the new one."""
+        """``await request.new_session(session_file=None)``: a fresh session with the same options
+        (``/new``), or that file's session resumed (``/resume``); the mode closes the old one and
+        owns the new one."""
+        self.session_dir: str | None = None
+        """Where this run keeps session files (``--session-dir`` or the settings), None: the default."""
         self.reload_session: Any = None
         """``await request.reload_session(session)``: plugins, settings and context loaded again
         on the same store (``/reload``); the old session is shut down but its store stays open."""
@@ -235,9 +238,15 @@ async def _run(
             start_reason=start_reason,
         )
 
-    async def new_session() -> Any:
-        fresh = {"session_dir": store_options["session_dir"], "no_session": args.no_session}
-        created = await create_session(options(fresh, "new"))
+    async def new_session(session_file: str | None = None) -> Any:
+        """A fresh session, or (``session_file``) that session resumed."""
+        fresh = {
+            "session_dir": store_options["session_dir"],
+            "no_session": args.no_session and not session_file,
+        }
+        if session_file:
+            fresh["session"] = session_file
+        created = await create_session(options(fresh, "resume" if session_file else "new"))
         _apply_tool_flags(created, args)
         return created
 
@@ -285,6 +294,7 @@ async def _run(
     gc.freeze()  # everything loaded so far lives as long as the process (see pi_host.cli.main)
     gc.enable()
     request.new_session = new_session
+    request.session_dir = store_options["session_dir"]
     request.reload_session = reload_session
     interrupts.attach(session, asyncio.get_running_loop(), request)
     try:

@@ -361,9 +361,14 @@ class InteractiveApp:
         self.transcript.add(Item(lambda rc, text=text: self._fit(self._paint(colour, text), rc), done=True))
         self.invalidate()
 
-    def _show_history(self) -> None:
+    def show_messages(self) -> None:
+        """The session's conversation so far (its last 200 messages), as finished items."""
         for message in self.session.messages[-200:]:
             self._message_item(message, done=True)
+        self.invalidate()
+
+    def _show_history(self) -> None:
+        self.show_messages()
         version = getattr(sys.modules.get("pi_host"), "__version__", "")
         model = self.session.model
         hint = "esc interrupt · ctrl+c clear · ctrl+d exit · /hotkeys for keys"

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -117,17 +118,61 @@ async def _new(ui: InteractiveApp, args: str) -> None:
     if ui.request.new_session is None:
         ui.notice("This run cannot open a new session", "error")
         return
+    if await _switch(ui, "new"):
+        ui.notice("New session started")
+
+
+async def _switch(ui: InteractiveApp, reason: str, session_file: str | None = None) -> bool:
+    """Replace the session (``session_before_switch`` may refuse); False when it stayed."""
     old = ui.session
-    decision = await old.host.dispatch("session_before_switch", {"reason": "new"}, old.ctx)
+    event = {"reason": reason, **({"targetSessionFile": session_file} if session_file else {})}
+    decision = await old.host.dispatch("session_before_switch", event, old.ctx)
     if isinstance(decision, dict) and decision.get("cancel"):
         ui.notice("A plugin kept the current session", "warning")
-        return
+        return False
     if old.is_streaming:
         await old.abort()
-    fresh = await ui.request.new_session()
-    await old.close("new")
+    fresh = await ui.request.new_session(session_file) if session_file else await ui.request.new_session()
+    await old.close(reason)
     ui.switch_session(fresh)
-    ui.notice("New session started")
+    return True
+
+
+def _age(modified: datetime) -> str:
+    seconds = max(0, (datetime.now(UTC) - modified.astimezone(UTC)).total_seconds())
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit} ago"
+    return "just now"
+
+
+async def _resume(ui: InteractiveApp, args: str) -> None:
+    from pi_host.config.paths import agent_dir
+    from pi_host.plugins.registrations import SessionStoreFactory
+
+    listers = [
+        f
+        for f in ui.session.host.collect("register_session_stores")
+        if isinstance(f, SessionStoreFactory) and f.list_sessions
+    ]
+    if not listers or ui.request.new_session is None:
+        ui.notice("The session store cannot list sessions", "error")
+        return
+    current = ui.session.store.session_file
+    found = [
+        i for i in listers[-1].list_sessions(ui.cwd, agent_dir(), ui.request.session_dir) if i.path != current
+    ]
+    if not found:
+        ui.notice("No other session of this project to resume")
+        return
+    items = []
+    for info in found:
+        title = (info.name or info.first_message or "").replace("\n", " ")
+        items.append((info.path, title[:70], f"{info.message_count} msgs · {_age(info.modified)}"))
+    picked = await ui.pick("Resume a session", items)
+    if picked is not None and await _switch(ui, "resume", picked):
+        ui.show_messages()
+        ui.notice(f"Session resumed ({picked})")
 
 
 async def _reload(ui: InteractiveApp, args: str) -> None:
@@ -164,6 +209,7 @@ BUILTIN: dict[str, Builtin] = {
     "name": Builtin(_name, "Name the session: /name <name>"),
     "session": Builtin(_session, "Show the session's file, id, messages, tokens and cost"),
     "new": Builtin(_new, "Start a new session"),
+    "resume": Builtin(_resume, "Resume another session of this project"),
     "model": Builtin(_model, "Select a model: /model [provider/model]"),
     "thinking": Builtin(_thinking, "Set the thinking level: /thinking [level]"),
     "scoped-models": Builtin(_scoped_models, "Choose the models Ctrl+P cycles through"),

@@ -334,3 +334,33 @@ def test_model_picker_and_thinking_keys_change_the_footer_and_the_session(world)
         -3
     ].items()
     assert [e.get("thinkingLevel") for e in changes[-2:]] == ["minimal", "high"]
+
+
+def test_resume_picks_another_session_and_continues_it(world):
+    with LoopbackServer(
+        [Reply("answer in the old session"), Reply("answer in the new one"), Reply("continued")]
+    ) as server:
+        with pi(world, server) as term:
+            term.send("the old question")
+            term.press("Enter")
+            term.wait_for("answer in the old session")
+            term.press("C-d")
+            assert term.wait_exit() == 0
+        with pi(world, server) as term:
+            term.send("a newer question")
+            term.press("Enter")
+            term.wait_for("answer in the new one")
+            term.wait_gone("esc to interrupt")
+            term.send("/resume")
+            term.press("Enter")
+            term.wait_for("Resume a session")
+            term.wait_for("the old question")
+            term.press("Enter")
+            term.wait_for("Session resumed")
+            term.send("go on")
+            term.press("Enter")
+            term.wait_for("continued")
+            term.press("C-d")
+            assert term.wait_exit() == 0
+        assert user_texts(server.requests[2]) == ["the old question", "go on"]
+    assert len(session_files(world)) == 2

@@ -206,7 +206,12 @@ class FileIndex:
     def entries(self) -> list[FileEntry]:
         """The cached list; built (blocking) on first use."""
         if self._entries is None:
-            self.refresh(wait=True)
+            with self._lock:
+                running = self._thread
+            if running is not None:  # the start-up walk: wait for it rather than walk again
+                running.join()
+            if self._entries is None:
+                self.refresh(wait=True)
         elif self.max_age is not None and time.monotonic() - self._built_at > self.max_age:
             self.refresh()
         return self._entries or []

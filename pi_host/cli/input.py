@@ -20,13 +20,9 @@ class InputFileError(Exception):
 
 def image_mime_type(data: bytes) -> str | None:
     """The image type of a file from its bytes (names are not trusted)."""
-    from pi_host.lib.toolkit.images import detect_image_mime
+    from pi_host.lib.toolkit.images import file_image_mime
 
-    mime = detect_image_mime(data[:16])
-    # "BM" also starts ordinary text; a real BMP header repeats the file size.
-    if mime == "image/bmp" and int.from_bytes(data[2:6], "little") != len(data):
-        return None
-    return mime
+    return file_image_mime(data)
 
 
 def _image_block(path: str, data: bytes, mime: str, auto_resize: bool) -> tuple[str, ImageContent | None]:

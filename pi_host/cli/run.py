@@ -9,6 +9,7 @@ the host's options parsed, and the mode plugin named by ``--mode`` / ``-p`` runs
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from typing import Any
@@ -219,8 +220,9 @@ async def _run(
         "interactive": sys.stdin.isatty() and sys.stderr.isatty(),
     }
 
-    def options(store: dict[str, Any], start_reason: str = "startup") -> Any:
-        return SessionOptions(
+    def options(stored: dict[str, Any], start_reason: str = "startup", **changes: Any) -> Any:
+        """This run's session options (``changes`` for a reload: new plugins, settings, store)."""
+        base = SessionOptions(
             cwd=cwd,
             model=model,
             provider=args.provider,
@@ -233,10 +235,11 @@ async def _run(
             flags=flag_values,
             host=host,
             project_trusted=loaded.trust.trusted,
-            store_options=store,
+            store_options=stored,
             registry=registry,
             start_reason=start_reason,
         )
+        return dataclasses.replace(base, **changes) if changes else base
 
     async def new_session(session_file: str | None = None) -> Any:
         """A fresh session, or (``session_file``) that session resumed."""
@@ -279,11 +282,10 @@ async def _run(
         fresh_registry = ModelRegistry.from_plugins(reloaded.host)
         fresh_registry.runtime_keys.update(registry.runtime_keys)  # --api-key
         created = await create_session(
-            SessionOptions(
-                cwd=cwd, model=current.model, thinking_level=current.thinking_level, no_tools=args.no_tools,
-                api_key=args.api_key, settings=fresh_settings, mode=mode.name, has_ui=mode.has_ui,
-                flags=flag_values, host=reloaded.host, project_trusted=reloaded.trust.trusted,
-                store=current.store, registry=fresh_registry, start_reason="reload",
+            options(
+                {}, "reload", model=current.model, thinking_level=current.thinking_level, settings=fresh_settings,
+                host=reloaded.host, project_trusted=reloaded.trust.trusted, store=current.store,
+                registry=fresh_registry,
             )
         )  # fmt: skip
         _apply_tool_flags(created, args)

@@ -37,14 +37,13 @@ from pi_host.lib.render import (
     FooterInfo,
     RenderContext,
     ToolCallView,
-    ToolResultView,
     default_theme,
     git_branch,
 )
 from pi_mode_interactive import bindings as keymap
 from pi_mode_interactive.dialogs import Dialog, InteractiveUI
+from pi_mode_interactive.feed import SessionFeed
 from pi_mode_interactive.transcript import Item, Renderers, Transcript
-from pi_mode_interactive.transcript import text_of as _text
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 REFRESH_S = 0.05
@@ -57,25 +56,6 @@ class PiApplication(Application):
     def cpr_not_supported_callback(self) -> None:
         """A terminal that does not answer cursor-position requests: carry on without them
         (prompt-toolkit then assumes the screen below is free) instead of printing a warning."""
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content or ():
-        text = block.get("text") if isinstance(block, dict) else getattr(block, "text", None)
-        if isinstance(text, str):
-            parts.append(text)
-    return "".join(parts)
-
-
-def _result_view(result: Any, is_error: bool) -> ToolResultView:
-    content = (result or {}).get("content") if isinstance(result, dict) else getattr(result, "content", None)
-    details = (result or {}).get("details") if isinstance(result, dict) else getattr(result, "details", None)
-    return ToolResultView(
-        content=list(content or []), details=details, is_error=is_error, text=_text_of(content)
-    )
 
 
 def _collect_garbage_again() -> None:
@@ -125,6 +105,7 @@ class InteractiveApp:
         self.theme = default_theme()
         self.renderers = Renderers(request.host, lambda line: self.notice(line, "error"))
         self.transcript = Transcript()
+        self.feed = SessionFeed(self.transcript, self.renderers)
         self.statuses: dict[str, str] = {}
         self.widgets: dict[str, dict[str, list[str]]] = {"above": {}, "below": {}}
         self.queued: tuple[list[str], list[str]] = ([], [])
@@ -135,11 +116,6 @@ class InteractiveApp:
         self.exit_code = 0
         self.git_branch = git_branch(self.cwd)
         self.session_name = self._stored_name()
-        self._tools: dict[str, ToolCallView] = {}
-        self._results: dict[str, ToolResultView] = {}
-        self._tool_items: dict[str, Item] = {}
-        self._assistant: Item | None = None
-        self._assistant_message: Any = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self.user_bash_controllers: set[Any] = set()
         self._footer_key: Any = None
@@ -266,9 +242,7 @@ class InteractiveApp:
     async def _exit_after_output(self) -> None:
         """Print what is still live above the application, then leave it (the editor and footer
         stay as the last lines on the terminal)."""
-        for item in self.transcript.items:
-            item.done = True
-        lines, self.live_lines = self.transcript.take(self._rc)
+        lines, self.live_lines = self.transcript.finish(self._rc), []
         if lines and self.app.is_running:
             await self._print_above("\n".join(lines))
         if self.app.is_running and not self.app.future.done():
@@ -323,24 +297,19 @@ class InteractiveApp:
 
     def _flush_all(self) -> None:
         """At exit: what is still live goes to scrollback as it stands (the app is gone)."""
-        for item in self.transcript.items:
-            item.done = True
-        lines, self.live_lines = self.transcript.take(self._rc)
+        lines, self.live_lines = self.transcript.finish(self._rc), []
         if lines:
-            self.app.output.write_raw("\r\n".join(lines) + "\r\n")
-            self.app.output.flush()
+            self._write("\n".join(lines))
+
+    def _write(self, text: str) -> None:
+        self.app.output.write_raw(text.replace("\n", "\r\n") + "\r\n")
+        self.app.output.flush()
 
     async def _print_above(self, text: str) -> None:
-        output = self.app.output
-
-        def write() -> None:
-            output.write_raw(text.replace("\n", "\r\n") + "\r\n")
-            output.flush()
-
         if self.app.is_running:
-            await run_in_terminal(write, in_executor=False)
+            await run_in_terminal(lambda: self._write(text), in_executor=False)
         else:
-            write()
+            self._write(text)
 
     def _visible_live(self) -> list[str]:
         rows = self.app.output.get_size().rows if self.app.is_running else 24
@@ -364,7 +333,7 @@ class InteractiveApp:
     def show_messages(self) -> None:
         """The session's conversation so far (its last 200 messages), as finished items."""
         for message in self.session.messages[-200:]:
-            self._message_item(message, done=True)
+            self.feed.message_item(message, done=True)
         self.invalidate()
 
     def _show_history(self) -> None:
@@ -380,113 +349,12 @@ class InteractiveApp:
 
     # --- session events --------------------------------------------------------------------------
 
-    def _message_item(self, message: Any, done: bool) -> Item | None:
-        role = getattr(message, "role", None)
-        if role in ("toolResult", "system") or (role == "custom" and not getattr(message, "display", True)):
-            return None
-        if role == "assistant":
-            for block in message.content:
-                if getattr(block, "type", None) == "toolCall":
-                    self._tools.setdefault(
-                        block.id, ToolCallView(id=block.id, name=block.name, args=dict(block.arguments or {}))
-                    )
-        holder = {"message": message}
-        item = self.transcript.add(Item(lambda rc: self.renderers.message(holder["message"], rc), done=done))
-        item.state["_holder"] = holder
-        if role == "assistant" and done:
-            for block in message.content:
-                if getattr(block, "type", None) == "toolCall":
-                    self._tool_item(block.id, done=True)
-        return item
-
-    def _tool_item(self, call_id: str, done: bool = False) -> Item:
-        item = self._tool_items.get(call_id)
-        if item is None:
-
-            def draw(rc: RenderContext) -> Any:
-                view = self._tools.get(call_id)
-                if view is None:
-                    return ""
-                result = self._results.get(call_id)
-                call = _text(self.renderers.tool_call(view, rc))
-                if result is None:
-                    return call
-                return "\n".join(
-                    part for part in (call, _text(self.renderers.tool_result(view, result, rc))) if part
-                )
-
-            item = self._tool_items[call_id] = self.transcript.add(Item(draw, done=done))
-        return item
-
     def _on_event(self, event: dict[str, Any]) -> None:
-        kind = event.get("type")
-        handler = getattr(self, f"_on_{kind}", None)
-        if handler is not None:
-            handler(event)
+        handler = getattr(self, f"_on_{event.get('type')}", None)
+        if self.feed.handle(event) or handler is not None:
+            if handler is not None:
+                handler(event)
             self.invalidate()
-
-    def _on_message_start(self, event: dict[str, Any]) -> None:
-        message = event["message"]
-        if getattr(message, "role", None) == "assistant":
-            self._assistant = self._message_item(message, done=False)
-            self._assistant_message = message
-        else:
-            self._message_item(message, done=True)
-
-    def _on_message_update(self, event: dict[str, Any]) -> None:
-        message = event["message"]
-        if self._assistant is None:
-            return
-        self._assistant.state["_holder"]["message"] = message
-        for block in getattr(message, "content", ()):
-            if getattr(block, "type", None) == "toolCall":
-                view = self._tools.get(block.id)
-                if view is None:
-                    view = self._tools[block.id] = ToolCallView(
-                        id=block.id, name=block.name, args={}, partial=True
-                    )
-                    self._tool_item(block.id)
-                view.args = dict(block.arguments or {})
-
-    def _on_message_end(self, event: dict[str, Any]) -> None:
-        message = event["message"]
-        if getattr(message, "role", None) != "assistant" or self._assistant is None:
-            return
-        self._assistant.state["_holder"]["message"] = message
-        self._assistant.done = True
-        self._assistant = None
-        stopped = getattr(message, "stop_reason", "") in ("error", "aborted")
-        for block in message.content:
-            if getattr(block, "type", None) == "toolCall":
-                view = self._tools.setdefault(block.id, ToolCallView(id=block.id, name=block.name, args={}))
-                view.args, view.partial = dict(block.arguments or {}), False
-                item = self._tool_item(block.id)
-                if stopped:  # no tool runs after an error or an abort
-                    item.done = True
-
-    def _on_tool_execution_start(self, event: dict[str, Any]) -> None:
-        call_id = event["toolCallId"]
-        view = self._tools.setdefault(call_id, ToolCallView(id=call_id, name=event["toolName"], args={}))
-        view.args = dict(event.get("args") or view.args)
-        view.partial, view.running = False, True
-        self._tool_item(call_id)
-
-    def _on_tool_execution_update(self, event: dict[str, Any]) -> None:
-        view = self._tools.get(event["toolCallId"])
-        if view is not None:
-            partial = event.get("partialResult")
-            content = (
-                partial.get("content") if isinstance(partial, dict) else getattr(partial, "content", partial)
-            )
-            view.output = _text_of(content)
-
-    def _on_tool_execution_end(self, event: dict[str, Any]) -> None:
-        call_id = event["toolCallId"]
-        view = self._tools.get(call_id)
-        if view is not None:
-            view.running = False
-        self._results[call_id] = _result_view(event.get("result"), bool(event.get("isError")))
-        self._tool_item(call_id).done = True
 
     def _on_queue_update(self, event: dict[str, Any]) -> None:
         self.queued = (list(event.get("steering") or []), list(event.get("followUp") or []))
@@ -496,11 +364,7 @@ class InteractiveApp:
 
     def _on_agent_settled(self, event: dict[str, Any]) -> None:
         self.working = False
-        if self._assistant is not None:
-            self._assistant.done = True
-            self._assistant = None
-        for item in self._tool_items.values():
-            item.done = True
+        self.feed.settle()
 
     def _on_auto_retry_start(self, event: dict[str, Any]) -> None:
         seconds = (event.get("delayMs") or 0) / 1000
@@ -521,7 +385,7 @@ class InteractiveApp:
             summary = CompactionSummaryMessage(
                 summary=result["summary"], tokens_before=result.get("tokensBefore") or 0
             )
-            self._message_item(summary, done=True)
+            self.feed.message_item(summary, done=True)
         elif event.get("errorMessage"):
             self.notice(f"Compaction failed: {event['errorMessage']}", "error")
         elif event.get("aborted"):
@@ -715,16 +579,10 @@ class InteractiveApp:
             self.session.request_abort()
 
     def live_tool(self, view: ToolCallView) -> Item:
-        """Show a call that is not the model's (a ``!command``) like a tool call."""
-        self._tools[view.id] = view
-        return self._tool_item(view.id)
+        return self.feed.live_tool(view)
 
     def forget_tool(self, call_id: str) -> None:
-        """Take a live call off the screen without printing it (its message is drawn instead)."""
-        item = self._tool_items.pop(call_id, None)
-        if item is not None and item in self.transcript.items:
-            self.transcript.items.remove(item)
-        self._tools.pop(call_id, None)
+        self.feed.forget_tool(call_id)
         self.invalidate()
 
     def switch_session(self, session: Any) -> None:
@@ -736,9 +594,7 @@ class InteractiveApp:
         self.renderers = Renderers(session.host, lambda line: self.notice(line, "error"))
         self.session_name = self._stored_name()
         self.queued = ([], [])
-        self._tools.clear()
-        self._results.clear()
-        self._tool_items.clear()
+        self.feed.reset(self.renderers)
         self.invalidate()
 
     def reload_keys(self) -> None:
@@ -770,25 +626,9 @@ class InteractiveApp:
 
     def toggle_tools(self) -> None:
         self.transcript.expanded = not self.transcript.expanded
-        state = "expanded" if self.transcript.expanded else "collapsed"
-        last = next(reversed(self._results), None)
-        if self.transcript.expanded and last is not None:  # scrollback cannot change: show the last one again
-            self._tool_item_again(last)
-        self.notice(f"Tool output {state}")
-
-    def _tool_item_again(self, call_id: str) -> None:
-        view, result = self._tools.get(call_id), self._results.get(call_id)
-        if view is not None and result is not None:
-            self.transcript.add(
-                Item(
-                    lambda rc: (
-                        _text(self.renderers.tool_call(view, rc))
-                        + "\n"
-                        + _text(self.renderers.tool_result(view, result, rc))
-                    ),
-                    done=True,
-                )
-            )
+        if self.transcript.expanded:
+            self.feed.show_last_result_again()
+        self.notice(f"Tool output {'expanded' if self.transcript.expanded else 'collapsed'}")
 
     async def external_editor(self) -> None:
         from pi_mode_interactive.editor import edit_in_external_editor

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from pi_host.lib.toolkit.images import detect_image_mime, prepare_image
+from pi_host.lib.toolkit.images import file_image_mime, prepare_image
 from pi_host.protocol.messages import ImageContent
 from pi_mode_interactive.editor.completion import PiCompleter
 from pi_mode_interactive.editor.history import PromptHistory, history_path
@@ -53,8 +53,8 @@ def _image(path: str) -> ImageContent | None:
             data = handle.read()
     except OSError:
         return None
-    mime = detect_image_mime(data[:16])
-    if mime is None or mime == "image/bmp":
+    mime = file_image_mime(data)
+    if mime is None:
         return None
     prepared = prepare_image(data, mime)
     if prepared.data is None:

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 
 from pi_host.lib.render import ToolCallView
-from pi_host.lib.toolkit.local_shell import LocalShell
+from pi_host.lib.toolkit.local_shell import LocalShell, command_environment
 from pi_host.lib.toolkit.truncate import truncate_tail
 from pi_host.protocol.abort import AbortController
 from pi_host.protocol.messages import BashExecutionMessage
@@ -15,17 +14,12 @@ from pi_host.protocol.messages import BashExecutionMessage
 if TYPE_CHECKING:
     from pi_mode_interactive.app import InteractiveApp
 
-SESSION_VARIABLES = ("PI_SESSION_ID", "PI_SESSION_FILE", "PI_PROVIDER", "PI_MODEL", "PI_REASONING_LEVEL")
-"""A user's command is not the agent's: it gets none of the session's ``PI_*`` variables."""
-
 
 def _environment(ui: InteractiveApp) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in SESSION_VARIABLES}
+    """A user's command is not the agent's: none of the session's ``PI_*`` variables."""
     settings = ui.session.config.settings if isinstance(ui.session.config.settings, dict) else {}
-    if settings.get("shellScrubProviderKeys") is True:
-        for name in getattr(ui.session.tool_context, "provider_key_variables", ()) or ():
-            env.pop(name, None)
-    return env
+    keys = tuple(getattr(ui.session.tool_context, "provider_key_variables", ()) or ())
+    return command_environment(settings.get("shellScrubProviderKeys") is True, keys)
 
 
 async def run_user_bash(ui: InteractiveApp, text: str) -> None:

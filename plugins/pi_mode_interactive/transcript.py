@@ -129,3 +129,9 @@ class Transcript:
                 head = False
             live.extend(lines[item.committed :])
         return to_scrollback, live
+
+    def finish(self, rc_for: Callable[[dict[str, Any]], RenderContext]) -> list[str]:
+        """Every item as it stands now, for scrollback (the run or the application ends)."""
+        for item in self.items:
+            item.done = True
+        return self.take(rc_for)[0]

@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from pi_host.config.settings import get_or_default
-from pi_host.lib.toolkit import LocalShell, Shell, agent_dir, setting
+from pi_host.lib.toolkit import LocalShell, Shell, agent_dir, command_environment, setting
 from pi_host.loop.tools import OnUpdate, Tool, ToolContext, ToolError, ToolResult
 from pi_host.protocol import TextContent
 from pi_host.protocol.abort import AbortSignal
@@ -17,7 +17,6 @@ from pi_tool_bash.output import OutputCollector
 
 MAX_TIMEOUT_SECONDS = 2147483.647
 UPDATE_INTERVAL_SECONDS = 0.1
-_SESSION_VARS = ("PI_SESSION_ID", "PI_SESSION_FILE", "PI_PROVIDER", "PI_MODEL", "PI_REASONING_LEVEL")
 
 
 class BashTool(Tool):
@@ -187,13 +186,9 @@ def build_env(ctx: ToolContext) -> dict[str, str]:
 
     As in pi the providers' key variables are inherited, so a command that prints the environment
     puts them in the session; ``shellScrubProviderKeys: true`` removes them."""
-    env = dict(os.environ)
     settings = ctx.settings if isinstance(ctx.settings, dict) else {}
-    if get_or_default(settings, "shellScrubProviderKeys") is True:
-        for name in ctx.provider_key_variables:
-            env.pop(name, None)
-    for name in _SESSION_VARS:
-        env.pop(name, None)
+    scrub = get_or_default(settings, "shellScrubProviderKeys") is True
+    env = command_environment(scrub, tuple(ctx.provider_key_variables))
     bin_dir = os.path.join(agent_dir(ctx), "bin")
     env["PATH"] = bin_dir + (os.pathsep + env["PATH"] if env.get("PATH") else "")
     values = {

@@ -149,12 +149,14 @@ def indent_lines(lines: list[str], width: int, prefix: str = "  ") -> list[str]:
     return fit(out, width)
 
 
+def _clean_lines(text: str) -> list[str]:
+    text = sanitize(text).rstrip("\n")
+    return text.split("\n") if text else []
+
+
 def tail_lines(text: str, count: int | None) -> tuple[list[str], int]:
     """The last ``count`` lines of ``text`` (all with None) and how many came before them."""
-    text = sanitize(text).rstrip("\n")
-    if not text:
-        return [], 0
-    lines = text.split("\n")
+    lines = _clean_lines(text)
     if count is None or len(lines) <= count:
         return lines, 0
     return lines[-count:], len(lines) - count
@@ -162,10 +164,7 @@ def tail_lines(text: str, count: int | None) -> tuple[list[str], int]:
 
 def head_lines(text: str, count: int | None) -> tuple[list[str], int]:
     """The first ``count`` lines of ``text`` (all with None) and how many follow them."""
-    text = sanitize(text).rstrip("\n")
-    if not text:
-        return [], 0
-    lines = text.split("\n")
+    lines = _clean_lines(text)
     if count is None or len(lines) <= count:
         return lines, 0
     return lines[:count], len(lines) - count

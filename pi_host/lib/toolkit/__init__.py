@@ -53,6 +53,7 @@ _EXPORTS = {
     "SearchResult": ".operations",
     "LocalFileSystem": ".operations",
     "LocalShell": ".local_shell",
+    "command_environment": ".local_shell",
     "LocalSearcher": ".local_search",
     "find_ripgrep": ".local_search",
     "default_shell": ".local_shell",

@@ -32,6 +32,15 @@ def detect_image_mime(head: bytes) -> str | None:
     return None
 
 
+def file_image_mime(data: bytes) -> str | None:
+    """The image type of a whole file from its bytes (names are not trusted); ``BM`` also starts
+    ordinary text, so a BMP counts only when its header repeats the file's size."""
+    mime = detect_image_mime(data[:16])
+    if mime == "image/bmp" and int.from_bytes(data[2:6], "little") != len(data):
+        return None
+    return mime
+
+
 def pillow_available() -> bool:
     try:
         import PIL.Image  # noqa: F401

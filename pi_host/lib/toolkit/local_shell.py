@@ -220,3 +220,19 @@ class _Run:
             shell_exited_after=shell_exit,
             output_left_open=self.left_open,
         )
+
+
+SESSION_VARIABLES = ("PI_SESSION_ID", "PI_SESSION_FILE", "PI_PROVIDER", "PI_MODEL", "PI_REASONING_LEVEL")
+"""The session's variables a command may get; inherited values are dropped so a nested pi does not
+leak its own."""
+
+
+def command_environment(scrub_keys: bool = False, key_variables: tuple[str, ...] = ()) -> dict[str, str]:
+    """This process's environment for a command, without inherited session variables; with
+    ``scrub_keys`` (the ``shellScrubProviderKeys`` setting) also without the providers' key
+    variables. As in pi, keys are inherited by default."""
+    env = {name: value for name, value in os.environ.items() if name not in SESSION_VARIABLES}
+    if scrub_keys:
+        for name in key_variables:
+            env.pop(name, None)
+    return env

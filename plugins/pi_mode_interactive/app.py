@@ -258,7 +258,12 @@ class InteractiveApp:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             error = task.exception()
-            self.notice(f"{type(error).__name__}: {error}", "error")
+            from pi_host.session.errors import SessionError
+
+            # a session's refusal (no key, no model...) is a sentence for the user, not a crash
+            self.notice(
+                str(error) if isinstance(error, SessionError) else f"{type(error).__name__}: {error}", "error"
+            )
 
     def invalidate(self) -> None:
         self._dirty.set()

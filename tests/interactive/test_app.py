@@ -543,3 +543,27 @@ async def test_scoped_models_toggles_and_saves_enabled_models(isolated_environme
     saved = json.loads((agent / "settings.json").read_text())
     assert code == 0
     assert saved == {"theme": "dark", "enabledModels": ["faux/faux-reasoner"]}
+
+
+async def test_a_prompt_without_a_key_says_so_in_one_line(isolated_environment, monkeypatch):
+    from pi_mode_interactive.app import InteractiveApp
+
+    screen = Screen()
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=screen.output):
+        session = await create_session(
+            SessionOptions(
+                model="anthropic/claude-opus-4-5",
+                mode="interactive",
+                has_ui=True,
+                store_options={"no_session": True},
+            )  # fmt: skip
+        )
+        app = InteractiveApp(Request(session, session.host))
+        running = asyncio.ensure_future(app.run())
+        await until(lambda: app.app.is_running)
+        pipe.send_text("hello\r")
+        await until(lambda: "No API key for provider anthropic" in screen.text())
+        app.exit(0)
+        assert await asyncio.wait_for(running, 10) == 0
+        await session.close()
+    assert "SessionError" not in screen.text() and "Traceback" not in screen.text()

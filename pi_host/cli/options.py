@@ -41,6 +41,11 @@ def build_app(result: Any, plugin_flags: list[CliFlag]) -> typer.Typer:
         thinking: str = typer.Option(None, "--thinking", help="off|minimal|low|medium|high|xhigh|max"),
         models: str = typer.Option(None, "--models", help="Models to cycle through (comma list)."),
         list_models: bool = typer.Option(False, "--list-models", help="List models (optional search term)."),
+        export: str = typer.Option(
+            None,
+            "--export",
+            help="Write a session file as HTML and exit: --export <session.jsonl> [out.html].",
+        ),
         print_mode: bool = typer.Option(False, "--print", "-p", help="Print the final answer and exit."),
         mode: str = typer.Option(
             None, "--mode", help="A run mode by name: text (print), json, or one a plugin adds."

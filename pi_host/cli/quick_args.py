@@ -17,6 +17,7 @@ class RunArgs:
     thinking: str | None = None
     models: str | None = None
     list_models: bool = False
+    export: str | None = None
     print_mode: bool = False
     mode: str | None = None
     continue_recent: bool = False
@@ -48,6 +49,7 @@ OPTIONS: dict[str, tuple[str, str]] = {
     "--thinking": ("thinking", "value"),
     "--models": ("models", "value"),
     "--list-models": ("list_models", "flag"),
+    "--export": ("export", "value"),
     "--print": ("print_mode", "flag"),
     "-p": ("print_mode", "flag"),
     "--mode": ("mode", "value"),

@@ -63,6 +63,8 @@ class RunRequest:
         self.reload_session: Any = None
         """``await request.reload_session(session)``: plugins, settings and context loaded again
         on the same store (``/reload``); the old session is shut down but its store stays open."""
+        self.resume_on_start = False
+        """``-r`` in a mode with a UI: the mode opens its session picker before the first prompt."""
         self.on_interrupt: Any = None
         """Called on the loop after a signal aborted the session (the interactive mode exits)."""
 
@@ -131,6 +133,10 @@ def _command(
     args = parse(rest, plugin_flags)
     if isinstance(args, int):  # --help was printed
         return args
+    if args.export:
+        from pi_host.cli.export_cmd import run_export
+
+        return run_export(args.export, args.messages[0] if args.messages else None)
     mode = _choose_mode(args, host)
     if loaded.trust.message():
         _stderr(f"pi: {loaded.trust.message()}")
@@ -216,7 +222,8 @@ async def _run(
         "session_id": args.session_id,
         "no_session": args.no_session,
         "name": args.name,
-        "resume": args.resume,
+        # A terminal mode shows its own session picker once it runs (request.resume_on_start).
+        "resume": args.resume and not mode.has_ui,
         "interactive": sys.stdin.isatty() and sys.stderr.isatty(),
     }
 
@@ -297,6 +304,7 @@ async def _run(
     gc.enable()
     request.new_session = new_session
     request.session_dir = store_options["session_dir"]
+    request.resume_on_start = bool(args.resume and mode.has_ui)
     request.reload_session = reload_session
     interrupts.attach(session, asyncio.get_running_loop(), request)
     try:

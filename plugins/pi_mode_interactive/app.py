@@ -221,9 +221,10 @@ class InteractiveApp:
         # editor does not wait for it.
         asyncio.get_running_loop().call_later(0.3, self.parts.completer.start)
         asyncio.get_running_loop().call_later(0.1, _collect_garbage_again)
-        for index, prompt in enumerate(self.request.prompts):
-            images = self.request.images if index == 0 else None
-            self._spawn(self._send(prompt, images=images, follow_up=index > 0))
+        if getattr(self.request, "resume_on_start", False):
+            self._spawn(self._resume_then_send())
+        else:
+            self._send_initial_prompts()
         self.request.on_interrupt = lambda: self.exit(130)
         with patch_stdout(raw=True):  # a plugin's stray print goes above the application
             await self.app.run_async()
@@ -234,6 +235,18 @@ class InteractiveApp:
         if self.session.is_streaming:
             await self.session.abort()
         return self.exit_code
+
+    def _send_initial_prompts(self) -> None:
+        for index, prompt in enumerate(self.request.prompts):
+            images = self.request.images if index == 0 else None
+            self._spawn(self._send(prompt, images=images, follow_up=index > 0))
+
+    async def _resume_then_send(self) -> None:
+        """``pi -r``: the session picker first; the command line's prompts go to the choice."""
+        from pi_mode_interactive.resume import resume
+
+        await resume(self, "", at_start=True)
+        self._send_initial_prompts()
 
     def exit(self, code: int = 0) -> None:
         self.exit_code = code

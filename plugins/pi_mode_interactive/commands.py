@@ -9,7 +9,6 @@ import shutil
 import subprocess
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -118,11 +117,11 @@ async def _new(ui: InteractiveApp, args: str) -> None:
     if ui.request.new_session is None:
         ui.notice("This run cannot open a new session", "error")
         return
-    if await _switch(ui, "new"):
+    if await switch_session(ui, "new"):
         ui.notice("New session started")
 
 
-async def _switch(ui: InteractiveApp, reason: str, session_file: str | None = None) -> bool:
+async def switch_session(ui: InteractiveApp, reason: str, session_file: str | None = None) -> bool:
     """Replace the session (``session_before_switch`` may refuse); False when it stayed."""
     old = ui.session
     event = {"reason": reason, **({"targetSessionFile": session_file} if session_file else {})}
@@ -138,41 +137,10 @@ async def _switch(ui: InteractiveApp, reason: str, session_file: str | None = No
     return True
 
 
-def _age(modified: datetime) -> str:
-    seconds = max(0, (datetime.now(UTC) - modified.astimezone(UTC)).total_seconds())
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{int(seconds // size)}{unit} ago"
-    return "just now"
-
-
 async def _resume(ui: InteractiveApp, args: str) -> None:
-    from pi_host.config.paths import agent_dir
-    from pi_host.plugins.registrations import SessionStoreFactory
+    from pi_mode_interactive.resume import resume
 
-    listers = [
-        f
-        for f in ui.session.host.collect("register_session_stores")
-        if isinstance(f, SessionStoreFactory) and f.list_sessions
-    ]
-    if not listers or ui.request.new_session is None:
-        ui.notice("The session store cannot list sessions", "error")
-        return
-    current = ui.session.store.session_file
-    found = [
-        i for i in listers[-1].list_sessions(ui.cwd, agent_dir(), ui.request.session_dir) if i.path != current
-    ]
-    if not found:
-        ui.notice("No other session of this project to resume")
-        return
-    items = []
-    for info in found:
-        title = (info.name or info.first_message or "").replace("\n", " ")
-        items.append((info.path, title[:70], f"{info.message_count} msgs · {_age(info.modified)}"))
-    picked = await ui.pick("Resume a session", items)
-    if picked is not None and await _switch(ui, "resume", picked):
-        ui.show_messages()
-        ui.notice(f"Session resumed ({picked})")
+    await resume(ui, args)
 
 
 async def _reload(ui: InteractiveApp, args: str) -> None:

@@ -1,6 +1,9 @@
 """Named colours of the interactive mode. A :class:`Theme` holds ``#rrggbb`` colours and the
 colour system of the terminal; :meth:`Theme.color` gives what :func:`~pi_host.lib.render.ansi.style`
-takes (truecolor hex, a 256-colour index, or None under ``NO_COLOR``)."""
+takes (truecolor hex, a 256-colour index, or None under ``NO_COLOR``).
+
+Two themes are built in: ``dark`` (the field defaults) and ``light``. Theme files and the
+``theme`` setting are read by :mod:`pi_host.lib.render.themes`."""
 
 from __future__ import annotations
 
@@ -9,7 +12,14 @@ from dataclasses import dataclass, fields, replace
 
 from pi_host.lib.render.ansi import style as _style
 
-__all__ = ["Theme", "color_system_from_env", "default_theme", "to_256"]
+__all__ = [
+    "BUILTIN_THEMES",
+    "Theme",
+    "builtin_theme",
+    "color_system_from_env",
+    "default_theme",
+    "to_256",
+]
 
 
 @dataclass(frozen=True)
@@ -41,6 +51,13 @@ class Theme:
     """The pygments style for code blocks."""
     color_system: str | None = "truecolor"
     """``truecolor``, ``256`` or None (no colour: ``NO_COLOR``)."""
+    name: str = "dark"
+    """The theme's name (a built-in, or the ``name`` of the theme file it came from)."""
+    appearance: str = "dark"
+    """The background the theme is made for: ``dark`` or ``light``."""
+    syntax: tuple[tuple[str, str], ...] = ()
+    """Code colours of a theme file (pi's ``syntax*`` tokens, e.g. ``("syntaxKeyword", "#81a2be")``);
+    empty for the built-ins, whose code blocks use the pygments style :attr:`code_theme`."""
 
     @property
     def no_color(self) -> bool:
@@ -114,8 +131,51 @@ def color_system_from_env(environ: dict[str, str] | None = None) -> str | None:
     return "256"
 
 
+_LIGHT = Theme(
+    accent="#287c82",
+    muted="#6c6c6c",
+    dim="#8a8a8a",
+    text="",
+    success="#5b7a00",
+    error="#c41a1a",
+    warning="#a86200",
+    user_bg="#e7ebf1",
+    user_bar="#287c82",
+    tool_title="#3b68a6",
+    tool_pending_bg="#f1f1f4",
+    tool_success_bg="#e5f2e5",
+    tool_error_bg="#f8e3e3",
+    diff_added="#5b7a00",
+    diff_removed="#c41a1a",
+    diff_context="#6c6c6c",
+    thinking="#737373",
+    border="#7a97c0",
+    heading="#9a5800",
+    link="#3b68a6",
+    inline_code="#7b4fa0",
+    quote="#6c6c6c",
+    code_theme="default",
+    name="light",
+    appearance="light",
+)
+"""Readable on a white background: darker foregrounds (at least 4.5:1 for text colours), pale boxes."""
+
+_BUILTINS = {"dark": Theme(), "light": _LIGHT}
+BUILTIN_THEMES: tuple[str, ...] = tuple(_BUILTINS)
+"""The names of the built-in themes, in the order a picker shows them."""
+
+
+def _system(color_system: str | None | bool) -> str | None:
+    return color_system_from_env() if color_system is True else color_system or None
+
+
+def builtin_theme(name: str = "dark", color_system: str | None | bool = True) -> Theme:
+    """The built-in theme ``name`` (``dark`` or ``light``; KeyError otherwise) for this terminal,
+    or for ``color_system`` ("truecolor", "256", None) when given."""
+    return replace(_BUILTINS[name], color_system=_system(color_system))
+
+
 def default_theme(color_system: str | None | bool = True) -> Theme:
     """The built-in dark theme for this terminal (``NO_COLOR`` gives a colourless one).
     Pass ``color_system`` ("truecolor", "256", None) to choose instead of reading the environment."""
-    system = color_system_from_env() if color_system is True else color_system or None
-    return Theme(color_system=system)
+    return builtin_theme("dark", color_system)

@@ -65,7 +65,10 @@ class SessionOptions:
     project_trusted: bool | None = None
     registry: ModelRegistry | None = None
     start_reason: str = "startup"
-    """The ``session_start`` reason: ``startup``, or ``new`` for a session opened by ``/new``."""
+    """The ``session_start`` reason: ``startup``, or ``new``, ``resume``, ``fork`` for a session
+    that replaced another (``/new``, ``/resume``, ``/fork``, ``/clone``)."""
+    previous_session_file: str | None = None
+    """The file of the session this one replaced (``session_start``'s ``previousSessionFile``)."""
 
 
 def open_store(host: PluginHost, settings: dict[str, Any], options: StoreOptions) -> SessionStore:
@@ -155,7 +158,7 @@ async def create_session(options: SessionOptions | None = None, **kwargs: Any) -
     )
     session = AgentSession(host, registry, store, config)
     session.compactor = Compactor(session)
-    await session.start(options.start_reason)
+    await session.start(options.start_reason, options.previous_session_file)
     return session
 
 

@@ -55,9 +55,10 @@ class RunRequest:
         self.interrupted = False
         """A signal aborted the run: the CLI prints the one line about it (modes stay quiet)."""
         self.new_session: Any = None
-        """``await request.new_session(session_file=None)``: a fresh session with the same options
-        (``/new``), or that file's session resumed (``/resume``); the mode closes the old one and
-        owns the new one."""
+        """``await request.new_session(session_file=None, *, store=None, reason=None,
+        previous_session_file=None)``: a fresh session with the same options (``/new``), that
+        file's session resumed (``/resume``), or one on a store already switched to a new file
+        (``/fork``, ``/clone``); the mode closes the old one and owns the new one."""
         self.session_dir: str | None = None
         """Where this run keeps session files (``--session-dir`` or the settings), None: the default."""
         self.reload_session: Any = None
@@ -248,15 +249,25 @@ async def _run(
         )
         return dataclasses.replace(base, **changes) if changes else base
 
-    async def new_session(session_file: str | None = None) -> Any:
-        """A fresh session, or (``session_file``) that session resumed."""
+    async def new_session(
+        session_file: str | None = None,
+        *,
+        store: Any = None,
+        reason: str | None = None,
+        previous_session_file: str | None = None,
+    ) -> Any:
+        """A fresh session, that file's session resumed, or a session on ``store`` (a store
+        already switched to a forked or cloned file)."""
         fresh = {
             "session_dir": store_options["session_dir"],
             "no_session": args.no_session and not session_file,
         }
         if session_file:
             fresh["session"] = session_file
-        created = await create_session(options(fresh, "resume" if session_file else "new"))
+        reason = reason or ("resume" if session_file else "new")
+        created = await create_session(
+            options(fresh, reason, store=store, previous_session_file=previous_session_file)
+        )
         _apply_tool_flags(created, args)
         return created
 

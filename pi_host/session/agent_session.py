@@ -146,9 +146,12 @@ class AgentSession:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    async def start(self, reason: str = "startup") -> None:
+    async def start(self, reason: str = "startup", previous_session_file: str | None = None) -> None:
         """``session_start``, then the one ``resources_discover`` of this session."""
-        await self.host.dispatch("session_start", {"reason": reason}, self.ctx)
+        event: dict[str, Any] = {"reason": reason}
+        if previous_session_file:
+            event["previousSessionFile"] = previous_session_file
+        await self.host.dispatch("session_start", event, self.ctx)
         found = await self.host.dispatch(
             "resources_discover",
             {"cwd": self.config.cwd, "reason": "reload" if reason == "reload" else "startup"},

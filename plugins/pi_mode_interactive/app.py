@@ -49,6 +49,7 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 REFRESH_S = 0.05
 """How often streamed output is re-rendered at most (keys are drawn at once regardless)."""
 EXIT_CONFIRM_S = 1.0
+DOUBLE_ESCAPE_S = 0.5
 """A second Ctrl+C within this time exits."""
 
 
@@ -125,6 +126,7 @@ class InteractiveApp:
         self._dirty = asyncio.Event()
         self._dirty_working = asyncio.Event()
         self._last_ctrl_c = 0.0
+        self._last_escape = 0.0
         self._started = time.monotonic()
         self._unsubscribe = self.session.subscribe(self._on_event)
         self.editor = self._make_editor()
@@ -348,9 +350,9 @@ class InteractiveApp:
         self.transcript.add(Item(lambda rc, text=text: self._fit(self._paint(colour, text), rc), done=True))
         self.invalidate()
 
-    def show_messages(self) -> None:
-        """The session's conversation so far (its last 200 messages), as finished items."""
-        for message in self.session.messages[-200:]:
+    def show_messages(self, limit: int = 200) -> None:
+        """The session's conversation so far (its last ``limit`` messages), as finished items."""
+        for message in self.session.messages[-limit:]:
             self.feed.message_item(message, done=True)
         self.invalidate()
 
@@ -590,11 +592,39 @@ class InteractiveApp:
             self.set_editor_text("\n".join(texts))
 
     def abort(self) -> None:
+        """Escape: stop what runs; idle with an empty editor, twice quickly is the
+        ``doubleEscapeAction`` (the tree navigator)."""
         for controller in list(self.user_bash_controllers):
             controller.abort("Cancelled")
         if self.session.is_streaming or self.working:
             self.restore_queue()
             self.session.request_abort()
+            return
+        if self.editor.text:
+            return
+        now = time.monotonic()
+        if now - self._last_escape < DOUBLE_ESCAPE_S:
+            self.double_escape()
+        else:
+            self._last_escape = now
+
+    def double_escape(self) -> None:
+        """Escape twice: stop a run, else (empty editor) the ``doubleEscapeAction``."""
+        if self.session.is_streaming or self.working or self.editor.text:
+            self.abort()
+            return
+        from pi_mode_interactive.navigation import double_escape
+
+        self._last_escape = 0.0
+        self._spawn(double_escape(self))
+
+    def set_working(self, label: str | None) -> None:
+        """Show the spinner line with ``label`` (None: hide it) for work outside a run."""
+        self.working = label is not None
+        if label is not None:
+            self.status_line = label
+            self._dirty_working.set()
+        self.invalidate()
 
     def live_tool(self, view: ToolCallView) -> Item:
         return self.feed.live_tool(view)

@@ -47,13 +47,21 @@ def _actions(ui: InteractiveApp) -> dict[str, Callable[[Any], Any]]:
         "app.model.cycleForward": lambda event: ui._spawn(ui.models.cycle(1)),
         "app.model.cycleBackward": lambda event: ui._spawn(ui.models.cycle(-1)),
         "app.thinking.cycle": lambda event: ui._spawn(ui.models.cycle_thinking()),
+        "app.session.new": lambda event: ui._spawn(_command(ui, "/new")),
+        "app.session.tree": lambda event: ui._spawn(_command(ui, "/tree")),
+        "app.session.fork": lambda event: ui._spawn(_command(ui, "/fork")),
+        "app.session.resume": lambda event: ui._spawn(_command(ui, "/resume")),
     }
 
 
 async def _copy(ui: InteractiveApp) -> None:
+    await _command(ui, "/copy")
+
+
+async def _command(ui: InteractiveApp, text: str) -> None:
     from pi_mode_interactive.commands import run_builtin
 
-    await run_builtin(ui, "/copy")
+    await run_builtin(ui, text)
 
 
 def build(ui: InteractiveApp) -> tuple[KeyBindings, list[str]]:
@@ -68,5 +76,10 @@ def build(ui: InteractiveApp) -> tuple[KeyBindings, list[str]]:
         for sequence in bindings_for(chosen, action):  # keys a terminal cannot report were named already
             condition = escape_free if action == "app.interrupt" else editing
             bindings.add(*sequence, filter=condition)(handler)
+    for sequence in bindings_for(chosen, "app.interrupt"):
+        if sequence == ("escape",):
+            # Two Escapes in quick succession reach the key processor as one sequence (Escape
+            # is also the prefix of every Alt key), so the pair has its own binding.
+            bindings.add("escape", "escape", filter=escape_free)(lambda event: ui.double_escape())
     ui.key_help = {action: chosen.get(action, []) for action in _actions(ui)}
     return bindings, problems

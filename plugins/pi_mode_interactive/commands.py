@@ -131,7 +131,8 @@ async def switch_session(ui: InteractiveApp, reason: str, session_file: str | No
         return False
     if old.is_streaming:
         await old.abort()
-    fresh = await ui.request.new_session(session_file) if session_file else await ui.request.new_session()
+    previous = old.store.session_file
+    fresh = await ui.request.new_session(session_file, previous_session_file=previous)
     await old.close(reason)
     ui.switch_session(fresh)
     return True
@@ -169,6 +170,30 @@ async def _scoped_models(ui: InteractiveApp, args: str) -> None:
     await ui.models.choose_scope()
 
 
+async def _tree(ui: InteractiveApp, args: str) -> None:
+    from pi_mode_interactive.navigation import tree
+
+    await tree(ui, args)
+
+
+async def _fork(ui: InteractiveApp, args: str) -> None:
+    from pi_mode_interactive.navigation import fork
+
+    await fork(ui, args)
+
+
+async def _clone(ui: InteractiveApp, args: str) -> None:
+    from pi_mode_interactive.navigation import clone
+
+    await clone(ui, args)
+
+
+async def _import(ui: InteractiveApp, args: str) -> None:
+    from pi_mode_interactive.navigation import import_session
+
+    await import_session(ui, args)
+
+
 BUILTIN: dict[str, Builtin] = {
     "quit": Builtin(_quit, "Exit pi"),
     "hotkeys": Builtin(_hotkeys, "Show the keyboard shortcuts"),
@@ -178,6 +203,10 @@ BUILTIN: dict[str, Builtin] = {
     "session": Builtin(_session, "Show the session's file, id, messages, tokens and cost"),
     "new": Builtin(_new, "Start a new session"),
     "resume": Builtin(_resume, "Resume another session of this project"),
+    "tree": Builtin(_tree, "Navigate the session tree and continue from another entry"),
+    "fork": Builtin(_fork, "Start a new session from an earlier message"),
+    "clone": Builtin(_clone, "Copy the current branch into a new session"),
+    "import": Builtin(_import, "Open a session file: /import <path.jsonl>"),
     "model": Builtin(_model, "Select a model: /model [provider/model]"),
     "thinking": Builtin(_thinking, "Set the thinking level: /thinking [level]"),
     "scoped-models": Builtin(_scoped_models, "Choose the models Ctrl+P cycles through"),

@@ -442,8 +442,8 @@ def test_every_declared_event_hook_fires(isolated_environment, tmp_path):
     from pi_host.plugins import hookspecs
 
     work, agent = isolated_environment["work"], isolated_environment["agent"]
-    # Only the interactive mode has `!command` input and /new: tests/interactive fires those two.
-    interactive_only = {"on_user_bash", "on_session_before_switch"}
+    # Only the interactive mode has `!command` input, /new and /fork: tests/interactive fires those.
+    interactive_only = {"on_user_bash", "on_session_before_switch", "on_session_before_fork"}
     declared = sorted(
         name for name in dir(hookspecs) if name.startswith("on_") and name not in interactive_only
     )

@@ -327,7 +327,7 @@ async def test_user_bash_and_session_switch_hooks_fire_from_the_editor(isolated_
         await until(lambda: record.get("start", [])[-1:] == ["new"])
         app.exit(0)
 
-    async def new_session():
+    async def new_session(session_file=None, **_options):
         return await create_session(
             SessionOptions(
                 model="faux/faux-1",

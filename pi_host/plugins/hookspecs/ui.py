@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 from pi_host.plugins.hookspecs._marker import hookspec
 from pi_host.plugins.rules import IGNORED, BadReturn, Rule, expect_dict, flag, returns
 
-__all__ = ["on_session_before_switch", "on_ui_prompt_end", "on_ui_prompt_start", "on_user_bash"]
+__all__ = [
+    "on_session_before_fork",
+    "on_session_before_switch",
+    "on_ui_prompt_end",
+    "on_ui_prompt_start",
+    "on_user_bash",
+]
 
 
 if TYPE_CHECKING:  # payload types, for type checkers and readers (free at run time)
@@ -83,3 +89,19 @@ if TYPE_CHECKING:
 @returns(Rule("a cancel stops the switch", check=lambda event, r: expect_dict(r), stop=flag("cancel")))
 def on_session_before_switch(event: SessionBeforeSwitchEvent, ctx: Any) -> dict[str, Any] | None:
     """Before the session is replaced (``/new``, later ``/resume``): ``{"cancel": True}`` keeps it."""
+
+
+if TYPE_CHECKING:
+
+    class SessionBeforeForkEvent(TypedDict):
+        entryId: str
+        position: str
+        """``before`` (``/fork``: the new file ends before this user message) or ``at``
+        (``/clone``: it ends at this entry)."""
+
+
+@hookspec
+@returns(Rule("a cancel stops the fork", check=lambda event, r: expect_dict(r), stop=flag("cancel")))
+def on_session_before_fork(event: SessionBeforeForkEvent, ctx: Any) -> dict[str, Any] | None:
+    """Before ``/fork`` or ``/clone`` copies the branch into a new session file:
+    ``{"cancel": True}`` keeps the current session."""

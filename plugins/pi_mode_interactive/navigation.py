@@ -1,0 +1,204 @@
+"""Moving around sessions (reference §6.10, §7.9): ``/tree`` (also double Escape), ``/fork``,
+``/clone`` and ``/import``.
+
+``/tree`` stays in the same file: the leaf moves and, if the user wants, the branch left behind
+is summarized by the compaction strategy (``session_before_tree`` / ``session_tree`` fire in
+``navigate_tree``). ``/fork`` and ``/clone`` copy a branch into a new file (``session_before_fork``
+may refuse) and the run continues on it as a new session (``session_start`` reason ``fork``).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_mode_interactive.app import InteractiveApp
+
+SUMMARY_CHOICES = [
+    ("none", "No summary", ""),
+    ("summarize", "Summarize", ""),
+    ("custom", "Summarize with custom prompt", ""),
+]
+
+
+def _settings(ui: InteractiveApp) -> dict[str, Any]:
+    return getattr(ui.session.config, "settings", None) or {}
+
+
+async def tree(ui: InteractiveApp, args: str = "", initial: str | None = None) -> None:
+    """Open the navigator; the chosen entry becomes the place the conversation continues from."""
+    from pi_mode_interactive.tree_view import TreeDialog, TreeRows
+
+    store = ui.session.store
+    get_tree = getattr(store, "get_tree", None)
+    roots = get_tree() if get_tree is not None else []
+    if not roots:
+        ui.notice("No entries in session")
+        return
+    filter_mode = _settings(ui).get("treeFilterMode")
+    rows = TreeRows(roots, store.leaf_id(), filter_mode if isinstance(filter_mode, str) else "default")
+    if initial is not None:
+        rows.refresh(select=initial)
+
+    def on_label(entry_id: str, label: str | None) -> Any:
+        setter = getattr(store, "set_label", None)
+        if setter is None:
+            ui.notice("This session store cannot keep labels", "error")
+            return None
+        return setter(entry_id, label)
+
+    picked = await ui.ask(TreeDialog(ui, rows, on_label))
+    if picked is None:
+        return
+    if picked == store.leaf_id():
+        ui.notice("Already at this point")
+        return
+    summarize, focus = False, None
+    if (_settings(ui).get("branchSummary") or {}).get("skipPrompt") is not True:
+        while True:
+            choice = await ui.pick("Summarize branch?", SUMMARY_CHOICES)
+            if choice is None:  # back to the tree, on the same entry
+                await tree(ui, args, initial=picked)
+                return
+            summarize = choice != "none"
+            if choice == "custom":
+                from pi_mode_interactive.dialogs import TextDialog
+
+                focus = await ui.ask(TextDialog("Custom summarization instructions", multiline=True))
+                if focus is None:
+                    continue
+            break
+    if ui.session.is_streaming:
+        ui.restore_queue()
+        await ui.session.abort()
+    if summarize:
+        ui.set_working("Summarizing the branch…")
+    try:
+        result = await ui.session.navigate_tree(
+            picked, summarize=summarize, custom_instructions=(focus or "").strip() or None
+        )
+    except Exception as exc:
+        ui.notice(f"Navigation failed: {exc}", "error")
+        return
+    finally:
+        if summarize:
+            ui.set_working(None)
+    if result.get("cancelled"):
+        ui.notice("Navigation cancelled")
+        return
+    ui.notice(
+        "Navigated to the selected point" + (" (branch summarized)" if result.get("summaryEntry") else "")
+    )
+    ui.show_messages(limit=20)
+    text = result.get("editorText")
+    if text and not ui.editor.text.strip():
+        ui.set_editor_text(text)
+
+
+def _user_messages(ui: InteractiveApp) -> list[tuple[str, str, str]]:
+    """``(entry id, text, meta)`` of the active branch's user messages, newest first."""
+    from pi_mode_interactive.tree_view import describe
+
+    store = ui.session.store
+    path = store.path() if hasattr(store, "path") else []
+    found = []
+    for entry in path:
+        if entry.get("type") == "message" and (entry.get("message") or {}).get("role") == "user":
+            found.append((entry["id"], describe(entry)[1].removeprefix("user: ")[:100], ""))
+    found.reverse()
+    return found
+
+
+async def fork(ui: InteractiveApp, args: str = "") -> None:
+    """Pick an earlier user message; a new session holds the branch before it, and the message
+    goes back into the editor to be edited and sent."""
+    choices = _user_messages(ui)
+    if not choices:
+        ui.notice("No messages to fork from")
+        return
+    picked = await ui.pick("Fork from a message", choices)
+    if picked is None:
+        return
+    text = await _branch_into_new_file(ui, picked, "before")
+    if text is None:
+        return
+    ui.set_editor_text(text)
+    ui.notice(f"Forked to a new session ({ui.session.store.session_file or 'not saved yet'})")
+
+
+async def clone(ui: InteractiveApp, args: str = "") -> None:
+    """A new session holding the whole active branch."""
+    leaf = ui.session.store.leaf_id()
+    if leaf is None:
+        ui.notice("Nothing to clone yet")
+        return
+    if await _branch_into_new_file(ui, leaf, "at") is not None:
+        ui.notice(f"Cloned to a new session ({ui.session.store.session_file or 'not saved yet'})")
+
+
+async def _branch_into_new_file(ui: InteractiveApp, entry_id: str, position: str) -> str | None:
+    """``session_before_fork``, then the store copies the branch into a new file and the run
+    goes on with a new session on it. Returns the editor text ("" for ``at``), None if it stayed."""
+    old = ui.session
+    if ui.request.new_session is None:
+        ui.notice("This run cannot open a new session", "error")
+        return None
+    store = old.store
+    method = getattr(store, "fork_before" if position == "before" else "clone", None)
+    if method is None:
+        ui.notice("This session store cannot fork or clone", "error")
+        return None
+    decision = await old.host.dispatch(
+        "session_before_fork", {"entryId": entry_id, "position": position}, old.ctx
+    )
+    if isinstance(decision, dict) and decision.get("cancel"):
+        ui.notice("A plugin kept the current session", "warning")
+        return None
+    if old.is_streaming:
+        ui.restore_queue()
+        await old.abort()
+    previous = store.session_file
+    await old.host.dispatch("session_shutdown", {"reason": "fork"}, old.ctx)
+    try:
+        text = method(entry_id) if position == "before" else ""
+        if position == "at":
+            method()
+    except Exception as exc:
+        ui.notice(f"Could not {'fork' if position == 'before' else 'clone'}: {exc}", "error")
+        return None
+    fresh = await ui.request.new_session(store=store, reason="fork", previous_session_file=previous)
+    ui.switch_session(fresh)
+    ui.show_messages(limit=20)
+    return text or ""
+
+
+async def import_session(ui: InteractiveApp, args: str) -> None:
+    """``/import <file.jsonl>``: open a session file from elsewhere (its id and cwd are kept)."""
+    from pi_mode_interactive.commands import switch_session
+
+    path = os.path.expanduser(args.strip())
+    if not path:
+        ui.notice("Usage: /import <path to a session .jsonl file>", "warning")
+        return
+    path = os.path.abspath(os.path.join(ui.cwd, path))
+    if not os.path.isfile(path):
+        ui.notice(f"No session file at {path}", "error")
+        return
+    try:
+        switched = await switch_session(ui, "resume", path)
+    except Exception as exc:
+        ui.notice(f"Could not import {path}: {exc}", "error")
+        return
+    if switched:
+        ui.show_messages()
+        ui.notice(f"Imported {path}")
+
+
+async def double_escape(ui: InteractiveApp) -> None:
+    """The ``doubleEscapeAction`` setting: ``tree`` (default), ``fork`` or ``none``."""
+    action = _settings(ui).get("doubleEscapeAction", "tree")
+    if action == "fork":
+        await fork(ui)
+    elif action != "none":
+        await tree(ui)

@@ -148,10 +148,8 @@ class AgentSession:
 
     async def start(self, reason: str = "startup", previous_session_file: str | None = None) -> None:
         """``session_start``, then the one ``resources_discover`` of this session."""
-        event: dict[str, Any] = {"reason": reason}
-        if previous_session_file:
-            event["previousSessionFile"] = previous_session_file
-        await self.host.dispatch("session_start", event, self.ctx)
+        previous = {"previousSessionFile": previous_session_file} if previous_session_file else {}
+        await self.host.dispatch("session_start", {"reason": reason, **previous}, self.ctx)
         found = await self.host.dispatch(
             "resources_discover",
             {"cwd": self.config.cwd, "reason": "reload" if reason == "reload" else "startup"},

@@ -37,7 +37,6 @@ from pi_host.lib.render import (
     FooterInfo,
     RenderContext,
     ToolCallView,
-    default_theme,
     git_branch,
 )
 from pi_mode_interactive import bindings as keymap
@@ -103,9 +102,11 @@ class InteractiveApp:
         self.session = request.session
         self.cwd = self.session.config.cwd
         self.agent_dir = agent_dir()
-        self.theme = default_theme()
+        settings = self.session.config.settings or {}
+        self.theme, self._theme_problems = self._load_theme(settings.get("theme"))
         self.renderers = Renderers(request.host, lambda line: self.notice(line, "error"))
         self.transcript = Transcript()
+        self.transcript.show_thinking = settings.get("hideThinkingBlock") is not True
         self.feed = SessionFeed(self.transcript, self.renderers)
         self.statuses: dict[str, str] = {}
         self.widgets: dict[str, dict[str, list[str]]] = {"above": {}, "below": {}}
@@ -356,8 +357,25 @@ class InteractiveApp:
             self.feed.message_item(message, done=True)
         self.invalidate()
 
+    def _load_theme(self, name: Any) -> tuple[Any, list[str]]:
+        from pi_host.lib.render.themes import load_theme
+
+        trusted = bool(getattr(self.session.config, "project_trusted", True))
+        return load_theme(name, agent_dir=self.agent_dir, cwd=self.cwd, project_trusted=trusted)
+
+    def apply_theme(self, name: Any) -> None:
+        """Draw with the theme ``name`` from now on (what is in the scrollback keeps its colours)."""
+        self.theme, problems = self._load_theme(name)
+        for line in problems:
+            self.notice(line, "warning")
+        self.invalidate()
+
     def _show_history(self) -> None:
         self.show_messages()
+        for line in self._theme_problems:
+            self.notice(line, "warning")
+        if (self.session.config.settings or {}).get("quietStartup") is True:
+            return
         version = getattr(sys.modules.get("pi_host"), "__version__", "")
         model = self.session.model
         hint = "esc interrupt · ctrl+c clear · ctrl+d exit · /hotkeys for keys"

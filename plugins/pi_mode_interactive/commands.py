@@ -194,6 +194,15 @@ async def _import(ui: InteractiveApp, args: str) -> None:
     await import_session(ui, args)
 
 
+def _settings_command(name: str) -> Callable[[InteractiveApp, str], Awaitable[None]]:
+    async def run(ui: InteractiveApp, args: str) -> None:
+        from pi_mode_interactive import settings_cmd
+
+        await getattr(settings_cmd, name)(ui, args)
+
+    return run
+
+
 BUILTIN: dict[str, Builtin] = {
     "quit": Builtin(_quit, "Exit pi"),
     "hotkeys": Builtin(_hotkeys, "Show the keyboard shortcuts"),
@@ -210,6 +219,10 @@ BUILTIN: dict[str, Builtin] = {
     "model": Builtin(_model, "Select a model: /model [provider/model]"),
     "thinking": Builtin(_thinking, "Set the thinking level: /thinking [level]"),
     "scoped-models": Builtin(_scoped_models, "Choose the models Ctrl+P cycles through"),
+    "settings": Builtin(_settings_command("settings"), "Edit the common settings (saved to settings.json)"),
+    "trust": Builtin(_settings_command("trust"), "Show or change whether this project's own resources load"),
+    "login": Builtin(_settings_command("login"), "Store an API key for a provider: /login [provider]"),
+    "logout": Builtin(_settings_command("logout"), "Remove a provider's stored key: /logout [provider]"),
     "reload": Builtin(_reload, "Reload plugins, settings, keybindings, context files, skills and templates"),
 }
 

@@ -14,6 +14,7 @@ from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.layout import BufferControl, FormattedTextControl, HSplit, Window
 from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.layout.processors import PasswordProcessor
 
 from pi_host.session.ui import HeadlessUI
 
@@ -118,7 +119,14 @@ class SelectDialog(Dialog):
 class TextDialog(Dialog):
     """``input`` (one line, Enter answers) and ``editor`` (many lines, Ctrl+S or Alt+Enter answer)."""
 
-    def __init__(self, title: str, text: str = "", multiline: bool = False, placeholder: str = "") -> None:
+    def __init__(
+        self,
+        title: str,
+        text: str = "",
+        multiline: bool = False,
+        placeholder: str = "",
+        password: bool = False,
+    ) -> None:
         super().__init__(title)
         self.buffer = Buffer(multiline=multiline, document=None)
         self.buffer.text = text
@@ -129,7 +137,11 @@ class TextDialog(Dialog):
             self.keys.add(*keys, eager=True)(lambda event: self.finish(self.buffer.text))
         hint = "ctrl+s save · esc cancel" if multiline else (placeholder or "enter submit · esc cancel")
         self._editor = Window(
-            BufferControl(self.buffer, key_bindings=self.keys),
+            BufferControl(
+                self.buffer,
+                key_bindings=self.keys,
+                input_processors=[PasswordProcessor()] if password else None,
+            ),
             height=Dimension(min=1, max=12 if multiline else 1),
             dont_extend_height=True,
             wrap_lines=True,

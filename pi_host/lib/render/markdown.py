@@ -176,7 +176,10 @@ def render_block(source: str, width: int, theme: Theme) -> list[str]:
     """One block of Markdown as ANSI lines of at most ``width`` columns (no blank edges)."""
     width = max(1, width)
     console = _console(width, theme)
-    markdown = _rich_markdown_class()(source, code_theme=theme.code_theme, hyperlinks=False)
+    from pi_host.lib.render.themes import pygments_style
+
+    code_theme = pygments_style(theme) or theme.code_theme  # a theme file's own syntax colours
+    markdown = _rich_markdown_class()(source, code_theme=code_theme, hyperlinks=False)
     with console.capture() as capture:
         console.print(markdown)
     lines = [_tidy_line(line) for line in capture.get().split("\n")]

@@ -50,3 +50,13 @@ def test_the_renderer_example_draws_within_the_width(tmp_path):
     assert strip_ansi(tool_renderer.render_call(call, rc)) == "tests tests/"
     result = ToolResultView(content=[], details=None, is_error=False, text="collected 3\n3 passed")
     assert strip_ansi(tool_renderer.render_result(call, result, rc)) == "3 passed"
+
+
+def test_every_built_in_command_is_documented_in_the_guide_and_the_readme():
+    from pi_mode_interactive.commands import BUILTIN
+
+    guide = DOC.read_text(encoding="utf-8")
+    readme = (DOC.parents[1] / "README.md").read_text(encoding="utf-8")
+    missing_guide = [name for name in BUILTIN if f"| `/{name}" not in guide]
+    missing_readme = [name for name in BUILTIN if f"/{name}" not in readme]
+    assert (missing_guide, missing_readme) == ([], [])

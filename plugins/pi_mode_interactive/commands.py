@@ -203,6 +203,12 @@ def _settings_command(name: str) -> Callable[[InteractiveApp, str], Awaitable[No
     return run
 
 
+async def _export(ui: InteractiveApp, args: str) -> None:
+    from pi_mode_interactive.export import export
+
+    await export(ui, args)
+
+
 BUILTIN: dict[str, Builtin] = {
     "quit": Builtin(_quit, "Exit pi"),
     "hotkeys": Builtin(_hotkeys, "Show the keyboard shortcuts"),
@@ -215,6 +221,7 @@ BUILTIN: dict[str, Builtin] = {
     "tree": Builtin(_tree, "Navigate the session tree and continue from another entry"),
     "fork": Builtin(_fork, "Start a new session from an earlier message"),
     "clone": Builtin(_clone, "Copy the current branch into a new session"),
+    "export": Builtin(_export, "Save the session as HTML, or as JSONL: /export [path]"),
     "import": Builtin(_import, "Open a session file: /import <path.jsonl>"),
     "model": Builtin(_model, "Select a model: /model [provider/model]"),
     "thinking": Builtin(_thinking, "Set the thinking level: /thinking [level]"),

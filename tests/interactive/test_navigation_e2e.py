@@ -282,3 +282,26 @@ def test_import_opens_a_session_file_from_elsewhere(world, tmp_path):
             assert term.wait_exit() == 0
         assert user_texts(server.requests[0])[0] == "Hello, who are you?"
     assert "one more" in elsewhere.read_text()
+
+
+def test_export_writes_html_and_a_jsonl_copy_of_the_session(world):
+    path = pi_written_session(world)
+    with LoopbackServer([]) as server:
+        with pi(world, server, "--session", str(path)) as term:
+            term.wait_for("Answer 3: Thanks")
+            term.send("/export")
+            term.press("Enter")
+            default = world["work"] / f"pi-session-{path.stem}.html"
+            term.wait_for(f"Exported to {default}")
+            term.send("/export copy.jsonl")
+            term.press("Enter")
+            term.wait_for("copy.jsonl")
+            term.press("C-d")
+            assert term.wait_exit() == 0
+    page = default.read_text()
+    assert page.lstrip().lower().startswith("<!doctype html")
+    assert "Answer 3: Thanks, what did the commands print?" in page and "Fixture basic session" in page
+    assert "<script src=" not in page and "<link" not in page  # nothing fetched: it opens offline
+    copied = entries(world["work"] / "copy.jsonl")
+    assert [e.get("id") for e in copied[1:]] == [e.get("id") for e in entries(path)[1:]]
+    assert copied[0]["id"] == entries(path)[0]["id"]

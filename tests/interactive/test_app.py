@@ -567,3 +567,34 @@ async def test_a_prompt_without_a_key_says_so_in_one_line(isolated_environment, 
         assert await asyncio.wait_for(running, 10) == 0
         await session.close()
     assert "SessionError" not in screen.text() and "Traceback" not in screen.text()
+
+
+async def test_the_theme_setting_colours_the_transcript_and_a_missing_theme_is_named(
+    isolated_environment, monkeypatch
+):
+    from pi_host.lib.render.theme import builtin_theme
+
+    settings = isolated_environment["agent"] / "settings.json"
+    light = builtin_theme("light")
+
+    async def keys(pipe, app, session):
+        assert app.theme.name == "light"
+        pipe.send_text("hello\r")
+        await until(lambda: texts(session, "assistant") == ["answer"])
+        await until(lambda: not app.working)
+        pipe.send_text("\x04")
+
+    settings.write_text(json.dumps({"theme": "light"}))
+    monkeypatch.setenv("COLORTERM", "truecolor")
+    code, _session, screen = await drive(monkeypatch, [{"text": "answer"}], keys)
+    assert code == 0
+    r, g, b = (int(light.user_bg[i : i + 2], 16) for i in (1, 3, 5))
+    assert f"48;2;{r};{g};{b}" in screen.buffer.getvalue()  # the light user-message background
+
+    async def quit_at_once(pipe, app, session):
+        assert app.theme.name in ("dark", "light")
+        pipe.send_text("\x04")
+
+    settings.write_text(json.dumps({"theme": "no-such-theme"}))
+    code, _session, screen = await drive(monkeypatch, [], quit_at_once)
+    assert code == 0 and "no-such-theme" in screen.text()

@@ -114,26 +114,26 @@ async def _session(ui: InteractiveApp, args: str) -> None:
 
 
 async def _new(ui: InteractiveApp, args: str) -> None:
-    if ui.request.new_session is None:
-        ui.notice("This run cannot open a new session", "error")
-        return
     if await switch_session(ui, "new"):
         ui.notice("New session started")
 
 
 async def switch_session(ui: InteractiveApp, reason: str, session_file: str | None = None) -> bool:
-    """Replace the session (``session_before_switch`` may refuse); False when it stayed."""
-    old = ui.session
-    event = {"reason": reason, **({"targetSessionFile": session_file} if session_file else {})}
-    decision = await old.host.dispatch("session_before_switch", event, old.ctx)
-    if isinstance(decision, dict) and decision.get("cancel"):
+    """Replace the session by a new one (``new``) or by that file's (``resume``); False when it
+    stayed (a plugin refused in ``session_before_switch``, or the switch is impossible)."""
+    from pi_host.lib.sessions.switching import SwitchError, new_session, resume_session
+
+    try:
+        if session_file:
+            fresh = await resume_session(ui.request, ui.session, session_file)
+        else:
+            fresh = await new_session(ui.request, ui.session)
+    except SwitchError as exc:
+        ui.notice(str(exc), "error")
+        return False
+    if fresh is None:
         ui.notice("A plugin kept the current session", "warning")
         return False
-    if old.is_streaming:
-        await old.abort()
-    previous = old.store.session_file
-    fresh = await ui.request.new_session(session_file, previous_session_file=previous)
-    await old.close(reason)
     ui.switch_session(fresh)
     return True
 

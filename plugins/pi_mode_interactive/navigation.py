@@ -140,37 +140,21 @@ async def clone(ui: InteractiveApp, args: str = "") -> None:
 async def _branch_into_new_file(ui: InteractiveApp, entry_id: str, position: str) -> str | None:
     """``session_before_fork``, then the store copies the branch into a new file and the run
     goes on with a new session on it. Returns the editor text ("" for ``at``), None if it stayed."""
-    old = ui.session
-    if ui.request.new_session is None:
-        ui.notice("This run cannot open a new session", "error")
-        return None
-    store = old.store
-    method = getattr(store, "fork_before" if position == "before" else "clone", None)
-    if method is None:
-        ui.notice("This session store cannot fork or clone", "error")
-        return None
-    decision = await old.host.dispatch(
-        "session_before_fork", {"entryId": entry_id, "position": position}, old.ctx
-    )
-    if isinstance(decision, dict) and decision.get("cancel"):
-        ui.notice("A plugin kept the current session", "warning")
-        return None
-    if old.is_streaming:
+    from pi_host.lib.sessions.switching import SwitchError, fork_session
+
+    if ui.session.is_streaming:
         ui.restore_queue()
-        await old.abort()
-    previous = store.session_file
-    await old.host.dispatch("session_shutdown", {"reason": "fork"}, old.ctx)
     try:
-        text = method(entry_id) if position == "before" else ""
-        if position == "at":
-            method()
-    except Exception as exc:
+        fresh, text = await fork_session(ui.request, ui.session, entry_id, position)
+    except (SwitchError, ValueError, KeyError, OSError) as exc:
         ui.notice(f"Could not {'fork' if position == 'before' else 'clone'}: {exc}", "error")
         return None
-    fresh = await ui.request.new_session(store=store, reason="fork", previous_session_file=previous)
+    if fresh is None:
+        ui.notice("A plugin kept the current session", "warning")
+        return None
     ui.switch_session(fresh)
     ui.show_messages(limit=20)
-    return text or ""
+    return text
 
 
 async def import_session(ui: InteractiveApp, args: str) -> None:

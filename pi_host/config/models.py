@@ -12,6 +12,7 @@ selects a thinking level when it names one (ids such as ``qwen3:8b`` keep their 
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -454,3 +455,33 @@ class ModelRegistry:
         return "\n".join(
             "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows
         )
+
+
+def scope_patterns(value: Any) -> list[str]:
+    """The model patterns of ``--models`` (a comma list) or ``enabledModels`` (a list)."""
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, list):
+        return [str(part).strip() for part in value if str(part).strip()]
+    return []
+
+
+def scoped_models(models: list[Any], patterns: list[str]) -> list[tuple[Any, str | None]]:
+    """The models the patterns name, in pattern order: ``provider/id`` or ``id``, globs allowed,
+    an optional ``:level`` pinning the thinking level (pi's ``--models`` / ``enabledModels``)."""
+    scoped: list[tuple[Any, str | None]] = []
+    seen: set[str] = set()
+    for pattern in patterns:
+        level = None
+        head, _, suffix = pattern.rpartition(":")
+        if head and suffix in THINKING_LEVELS:
+            pattern, level = head, suffix
+        wanted = pattern.lower()
+        for model in models:
+            key = f"{model.provider}/{model.id}"
+            if key in seen:
+                continue
+            if fnmatch.fnmatchcase(key.lower(), wanted) or fnmatch.fnmatchcase(model.id.lower(), wanted):
+                seen.add(key)
+                scoped.append((model, level))
+    return scoped

@@ -5,43 +5,13 @@ Ctrl+P (cycle the scoped models: ``--models`` / the ``enabledModels`` setting), 
 
 from __future__ import annotations
 
-import fnmatch
 from typing import TYPE_CHECKING, Any
 
-from pi_host.config.models import THINKING_LEVELS
+from pi_host.config.models import THINKING_LEVELS, scope_patterns, scoped_models
 from pi_host.lib.llm.tokens import clamp_thinking_level, supported_levels
 
 if TYPE_CHECKING:
     from pi_mode_interactive.app import InteractiveApp
-
-
-def _patterns(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
-    if isinstance(value, list):
-        return [str(part).strip() for part in value if str(part).strip()]
-    return []
-
-
-def scoped_models(models: list[Any], patterns: list[str]) -> list[tuple[Any, str | None]]:
-    """The models the patterns name, in pattern order: ``provider/id`` or ``id``, globs allowed,
-    an optional ``:level`` pinning the thinking level (pi's ``--models`` / ``enabledModels``)."""
-    scoped: list[tuple[Any, str | None]] = []
-    seen: set[str] = set()
-    for pattern in patterns:
-        level = None
-        head, _, suffix = pattern.rpartition(":")
-        if head and suffix in THINKING_LEVELS:
-            pattern, level = head, suffix
-        wanted = pattern.lower()
-        for model in models:
-            key = f"{model.provider}/{model.id}"
-            if key in seen:
-                continue
-            if fnmatch.fnmatchcase(key.lower(), wanted) or fnmatch.fnmatchcase(model.id.lower(), wanted):
-                seen.add(key)
-                scoped.append((model, level))
-    return scoped
 
 
 def _price(model: Any) -> str:
@@ -62,7 +32,7 @@ class ModelChooser:
         settings = ui.session.config.settings if isinstance(ui.session.config.settings, dict) else {}
         cli = getattr(getattr(ui.request, "args", None), "models", None)
         self.scope = scoped_models(
-            ui.session.registry.models(), _patterns(cli) or _patterns(settings.get("enabledModels"))
+            ui.session.registry.models(), scope_patterns(cli) or scope_patterns(settings.get("enabledModels"))
         )
 
     @property

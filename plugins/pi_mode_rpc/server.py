@@ -1,0 +1,169 @@
+"""The RPC loop: framing, command dispatch, the event stream and shutdown.
+
+stdin is read by a thread with ``readline`` on the binary stream, which splits on LF only (a
+U+2028 inside a JSON string is not a record boundary); an optional CR before it is stripped.
+Each command runs as its own task, so a command waiting for a dialog answer does not hold up
+the ``extension_ui_response`` that answers it, and responses may come out of order (clients
+correlate by ``id``). Stdin EOF, or the first SIGTERM/SIGHUP/SIGINT, starts an orderly shutdown:
+the run in progress is aborted, the commands in flight finish, open dialogs get their default.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import threading
+from typing import Any
+
+from pi_host.lib.wire import encode_line
+from pi_host.loop import events
+from pi_mode_rpc.ui import RpcUI
+
+SHUTDOWN_GRACE_S = 10.0
+"""How long commands still in flight may take once a shutdown started."""
+
+
+class RpcServer:
+    def __init__(self, request: Any, stdin: Any = None, stdout: Any = None) -> None:
+        self.request = request
+        self.stdin = stdin if stdin is not None else sys.stdin.buffer
+        self.stdout = (
+            stdout if stdout is not None else (getattr(request.stdout, "buffer", None) or sys.stdout.buffer)
+        )
+        self.ui = RpcUI(self.send)
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.closed = False
+        self.bash_controller: Any = None
+        self._unsubscribe: Any = None
+        self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._stop = asyncio.Event()
+
+    @property
+    def session(self) -> Any:
+        return self.request.session
+
+    # --- output ------------------------------------------------------------------------------
+
+    def send(self, record: dict[str, Any]) -> None:
+        if self.closed:
+            return
+        try:
+            self.stdout.write(encode_line(record))
+            self.stdout.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            self.closed = True  # the client went away: nothing more to say, shut down
+            self._stop.set()
+
+    def respond(self, command: str, ident: Any, data: Any = ..., error: str | None = None) -> None:
+        record: dict[str, Any] = {}
+        if ident is not None:
+            record["id"] = ident
+        record.update(type="response", command=command, success=error is None)
+        if error is not None:
+            record["error"] = error
+        elif data is not ...:
+            record["data"] = data
+        self.send(record)
+
+    # --- sessions ----------------------------------------------------------------------------
+
+    def attach(self, session: Any) -> None:
+        """Serve ``session`` from now on (at start, and after new/switch/fork/clone)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        self.request.session = session
+        session.ui = self.ui
+        self._unsubscribe = session.subscribe(self.send)
+
+    # --- input -------------------------------------------------------------------------------
+
+    def _read_stdin(self, loop: asyncio.AbstractEventLoop) -> None:
+        try:
+            while True:
+                line = self.stdin.readline()
+                if not line:
+                    break
+                loop.call_soon_threadsafe(self._lines.put_nowait, line)
+        except (OSError, ValueError):
+            pass
+        try:
+            loop.call_soon_threadsafe(self._lines.put_nowait, None)
+        except RuntimeError:  # the loop is gone: the process is ending anyway
+            pass
+
+    def handle_line(self, raw: bytes) -> None:
+        line = raw.rstrip(b"\n").rstrip(b"\r")
+        if not line.strip():
+            return
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            self.respond("parse", None, error=f"Failed to parse command: {exc}")
+            return
+        if not isinstance(record, dict):
+            self.respond("parse", None, error="Failed to parse command: a command is a JSON object")
+            return
+        if record.get("type") == "extension_ui_response":
+            self.ui.answer(record)
+            return
+        task = asyncio.get_running_loop().create_task(self.run_command(record))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def run_command(self, record: dict[str, Any]) -> None:
+        from pi_mode_rpc.commands import COMMANDS
+
+        name = record.get("type")
+        ident = record.get("id")
+        handler = COMMANDS.get(name) if isinstance(name, str) else None
+        if handler is None:
+            self.respond(str(name), ident, error=f"Unknown command: {name}")
+            return
+        try:
+            data = await handler(self, record)
+        except Exception as exc:  # every failure is the error string of the response
+            self.respond(name, ident, error=str(exc) or type(exc).__name__)
+            return
+        self.respond(name, ident, data)
+
+    # --- the loop ----------------------------------------------------------------------------
+
+    async def serve(self) -> int:
+        loop = asyncio.get_running_loop()
+        self.attach(self.session)
+        for error in self.request.load_errors:
+            self.send(events.extension_error(error))
+        self.session.host.on_error(lambda failure: self.send(events.extension_error(failure)))
+        self.request.on_interrupt = self._stop.set
+        threading.Thread(target=self._read_stdin, args=(loop,), name="pi-rpc-stdin", daemon=True).start()
+        stop = loop.create_task(self._stop.wait())
+        try:
+            while True:
+                line_task = loop.create_task(self._lines.get())
+                done, _ = await asyncio.wait({line_task, stop}, return_when=asyncio.FIRST_COMPLETED)
+                if line_task not in done:
+                    line_task.cancel()
+                    break
+                line = line_task.result()
+                if line is None:
+                    break
+                self.handle_line(line)
+        finally:
+            stop.cancel()
+            await self.shutdown()
+        return 0
+
+    async def shutdown(self) -> None:
+        """Abort the run, let the commands in flight answer, give open dialogs their default."""
+        self.ui.cancel_all()
+        if self.bash_controller is not None:
+            self.bash_controller.abort("Shutting down")
+        if self.session.is_streaming:
+            await self.session.abort()
+        if self.tasks:
+            await asyncio.wait(set(self.tasks), timeout=SHUTDOWN_GRACE_S)
+        for task in list(self.tasks):
+            task.cancel()
+        if self._unsubscribe is not None:
+            self._unsubscribe()

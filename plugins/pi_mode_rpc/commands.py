@@ -99,7 +99,8 @@ async def _clear_queue(server: Any, record: dict[str, Any]) -> Any:
 
 def _session_name(session: Any) -> str | None:
     name = getattr(session.store, "name", None)
-    return name() if callable(name) else None
+    name = name() if callable(name) else name  # a property of the tree stores
+    return name if isinstance(name, str) else None
 
 
 @command("get_state")

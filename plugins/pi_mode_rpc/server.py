@@ -1,7 +1,7 @@
 """The RPC loop: framing, command dispatch, the event stream and shutdown.
 
-stdin is read by a thread with ``readline`` on the binary stream, which splits on LF only (a
-U+2028 inside a JSON string is not a record boundary); an optional CR before it is stripped.
+stdin is read by a thread and split on LF only (a U+2028 inside a JSON string is not a record
+boundary); an optional CR before it is stripped.
 Each command runs as its own task, so a command waiting for a dialog answer does not hold up
 the ``extension_ui_response`` that answers it, and responses may come out of order (clients
 correlate by ``id``). Stdin EOF, or the first SIGTERM/SIGHUP/SIGINT, starts an orderly shutdown:
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import threading
 from typing import Any
@@ -25,9 +26,9 @@ SHUTDOWN_GRACE_S = 10.0
 
 
 class RpcServer:
-    def __init__(self, request: Any, stdin: Any = None, stdout: Any = None) -> None:
+    def __init__(self, request: Any, stdin: int | None = None, stdout: Any = None) -> None:
         self.request = request
-        self.stdin = stdin if stdin is not None else sys.stdin.buffer
+        self.stdin_fd = stdin if stdin is not None else sys.stdin.fileno()
         self.stdout = (
             stdout if stdout is not None else (getattr(request.stdout, "buffer", None) or sys.stdout.buffer)
         )
@@ -79,15 +80,24 @@ class RpcServer:
     # --- input -------------------------------------------------------------------------------
 
     def _read_stdin(self, loop: asyncio.AbstractEventLoop) -> None:
+        # os.read on the descriptor, not the buffered stdin object: a thread blocked inside
+        # the buffered reader holds its lock, and interpreter shutdown (after a signal) aborts
+        # the process waiting for it.
+        pending = b""
         try:
             while True:
-                line = self.stdin.readline()
-                if not line:
+                chunk = os.read(self.stdin_fd, 1 << 16)
+                if not chunk:
                     break
-                loop.call_soon_threadsafe(self._lines.put_nowait, line)
-        except (OSError, ValueError):
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                for line in lines:
+                    loop.call_soon_threadsafe(self._lines.put_nowait, line)
+        except (OSError, ValueError, RuntimeError):
             pass
         try:
+            if pending:
+                loop.call_soon_threadsafe(self._lines.put_nowait, pending)
             loop.call_soon_threadsafe(self._lines.put_nowait, None)
         except RuntimeError:  # the loop is gone: the process is ending anyway
             pass

@@ -2,7 +2,7 @@
 functions, under ``TYPE_CHECKING``) goes to the same layer or a lower one, and no modules import
 each other in a cycle. Also the size budget of the kernel (docs/architecture.md).
 
-    entry (cli/, sdk.py) > lib/ > session/ > plugins/ > config/ > loop/ > protocol/
+    entry (cli/, sdk.py, rpc/) > lib/ > session/ > plugins/ > config/ > loop/ > protocol/
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ LAYERS = [
     ("plugins", ("pi_host.plugins",)),
     ("session", ("pi_host.session",)),
     ("lib", ("pi_host.lib",)),
-    ("entry", ("pi_host.cli", "pi_host.sdk", "pi_host.__main__")),
+    ("entry", ("pi_host.cli", "pi_host.sdk", "pi_host.__main__", "pi_host.rpc")),
 ]
 FACADE = {"pi_host", "pi_host._aliases", "pi_host._exports", "pi_host._version"}
 """The package root lazily re-exports the public API; internal modules import real modules."""

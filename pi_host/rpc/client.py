@@ -171,12 +171,14 @@ class RpcTimeoutError(TimeoutError):
 
 
 class _Pending:
-    __slots__ = ("done", "response", "failure")
+    __slots__ = ("done", "response", "failure", "settled_before")
 
-    def __init__(self) -> None:
+    def __init__(self, settled_before: int) -> None:
         self.done = threading.Event()
         self.response: Record | None = None
         self.failure: BaseException | None = None
+        self.settled_before = settled_before
+        """How many ``agent_settled`` had been seen when the command was sent."""
 
 
 _CLOSED = object()
@@ -254,8 +256,10 @@ class RpcClient:
     def stderr(self) -> str:
         """Everything the agent wrote to stderr so far (decoded as UTF-8, bad bytes replaced)."""
         with self._lock:
-            data = b"".join(self._stderr_chunks)
-        return data.decode("utf-8", errors="replace")
+            return self._stderr_text()
+
+    def _stderr_text(self) -> str:  # with the lock held
+        return b"".join(self._stderr_chunks).decode("utf-8", errors="replace")
 
     def close(self, timeout: float = 10.0) -> int:
         """Close stdin (pi's orderly shutdown: an in-flight run is aborted), wait up to ``timeout``
@@ -326,10 +330,10 @@ class RpcClient:
         for key, value in (fields or {}).items():
             if value is not None:
                 record[key] = value
-        pending = _Pending()
         with self._lock:
-            if self._closed and self.process.poll() is not None:
-                raise RpcClosedError("the agent has exited", self.process.returncode, "")
+            if self._reader_done or self._closed:
+                raise RpcClosedError("the agent has exited", self.process.poll(), self._stderr_text())
+            pending = _Pending(self._settled_count)
             self._pending[ident] = pending
         try:
             self.send(record)
@@ -551,7 +555,8 @@ class RpcClient:
             if pending is not None:
                 if record.get("command") == "prompt" and record.get("success"):
                     data = record.get("data") or {}
-                    if data.get("disposition") == "started":
+                    # a run that already settled (a fast one, answered late) is not active
+                    if data.get("disposition") == "started" and self._settled_count == pending.settled_before:
                         self._run_active = True
                 pending.response = record
                 pending.done.set()

@@ -1,29 +1,21 @@
-"""``/resume`` and ``pi -r``: pick another session of this project (Tab: every project) and
-switch to it."""
+"""``/resume`` and ``pi -r``: pick another session (this project's, Tab: every project's) in the
+session picker (:mod:`pi_mode_interactive.session_picker`) and switch to it."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pi_mode_interactive.app import InteractiveApp
 
 
-def _age(modified: datetime) -> str:
-    seconds = max(0, (datetime.now(UTC) - modified.astimezone(UTC)).total_seconds())
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{int(seconds // size)}{unit} ago"
-    return "just now"
-
-
 async def resume(ui: InteractiveApp, args: str, at_start: bool = False) -> None:
-    """Open the picker; the chosen session replaces the current one. ``at_start`` (``pi -r``):
-    a cancelled picker ends the run, as pi does."""
-    from pi_host.config.paths import agent_dir
+    """Open the picker (``args``: a search to start with); the chosen session replaces the
+    current one. ``at_start`` (``pi -r``): a cancelled picker ends the run, as pi does."""
     from pi_host.plugins.registrations import SessionStoreFactory
     from pi_mode_interactive.commands import switch_session
+    from pi_mode_interactive.editor.keys import load_keybindings
+    from pi_mode_interactive.session_picker import SessionPicker
 
     listers = [
         f
@@ -32,19 +24,21 @@ async def resume(ui: InteractiveApp, args: str, at_start: bool = False) -> None:
     ]
     if not listers or ui.request.new_session is None:
         ui.notice("The session store cannot list sessions", "error")
+        if at_start:
+            ui.exit(1)
         return
-    current = ui.session.store.session_file
-    found = [
-        i for i in listers[-1].list_sessions(ui.cwd, agent_dir(), ui.request.session_dir) if i.path != current
-    ]
-    if not found:
-        ui.notice("No other session of this project to resume")
-        return
-    items = []
-    for info in found:
-        title = (info.name or info.first_message or "").replace("\n", " ")
-        items.append((info.path, title[:70], f"{info.message_count} msgs · {_age(info.modified)}"))
-    picked = await ui.pick("Resume a session", items)
+    keymap, _problems = load_keybindings(ui.agent_dir)  # the problems were shown at start-up
+    picker = SessionPicker(
+        ui,
+        listers[-1].list_sessions,
+        cwd=ui.cwd,
+        agent_dir=ui.agent_dir,
+        session_dir=ui.request.session_dir,
+        current=ui.session.store.session_file,
+        query=args.strip(),
+        keymap=keymap,
+    )
+    picked = await ui.ask(picker)
     if picked is None:
         if at_start:
             ui.exit(0)

@@ -13,10 +13,14 @@ def _open(options):
     return open_store(options)
 
 
-def _list(cwd, agent_dir, session_dir=None, all_dirs=False):
+def _list(cwd, agent_dir, session_dir=None, all_dirs=False, *, quick=False, progress=None, warn=None):
+    """``quick=True``: the session picker's rows (no ``all_messages_text``; rows offer
+    ``last_messages()`` and ``text_matches()``), read newest file first, with
+    ``progress(done, total, new_rows)`` along the way (False stops) and ``warn(line)`` for the files
+    skipped (default: stderr)."""
     from pi_session_jsonl.resolve import list_sessions
 
-    return list_sessions(cwd, agent_dir, session_dir, all_dirs)
+    return list_sessions(cwd, agent_dir, session_dir, all_dirs, quick=quick, progress=progress, warn=warn)
 
 
 @hookimpl

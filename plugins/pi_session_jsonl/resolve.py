@@ -153,7 +153,17 @@ def _apply_name(store: TreeStore, options: StoreOptions) -> None:
 
 
 def list_sessions(
-    cwd: str, agent_dir: str, session_dir: str | None = None, all_dirs: bool = False
+    cwd: str,
+    agent_dir: str,
+    session_dir: str | None = None,
+    all_dirs: bool = False,
+    *,
+    quick: bool = False,
+    progress: Any = None,
+    warn: Any = None,
 ) -> list[Any]:
-    """:class:`pi_session_jsonl.listing.SessionInfo` items, newest first."""
-    return listing.list_sessions(cwd, agent_dir, session_dir, all_dirs)
+    """:class:`pi_session_jsonl.listing.SessionInfo` items, newest first (``quick``: the picker's
+    rows, see :func:`pi_session_jsonl.listing.quick_list`)."""
+    if quick:
+        return listing.quick_list(cwd, agent_dir, session_dir, all_dirs, warn=warn, progress=progress)
+    return listing.list_sessions(cwd, agent_dir, session_dir, all_dirs, warn=warn)

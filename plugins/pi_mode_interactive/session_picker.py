@@ -1,0 +1,854 @@
+"""The session picker of ``/resume`` and ``pi -r``: a dialog over the session store's listing.
+
+Rows (name or first message, message count, age; the cwd in the all-projects view) come from the
+store factory's ``list_sessions``, run in a thread: with ``quick=True`` (the JSONL store's fast
+rows, newest file first) the first screen is drawn as soon as the first batch is in and the list
+fills and re-sorts while the rest arrive (``Loading n/N``); a store without that option is listed
+in one go. Tab switches between this project and all projects (each listed once, on first view).
+
+Search: tokens (``"a phrase"`` in quotes, ``re:<pattern>`` for a regular expression) must all
+match; a token in the name ranks first, in the first message, id (or cwd, all-projects view)
+next, then a fuzzy match of the name. Tokens not found in those are looked for in the whole
+user/assistant text in the background once the scope is loaded (``row.text_matches`` reads the
+files; results per token are kept, and a longer token only re-reads the files its prefix matched).
+
+The preview under the list shows the selected session's last messages (``row.last_messages``,
+read in a thread when the row is first selected). Damaged files the listing skipped are counted
+on the status line. Keys are pi's ``tui.select.*`` and ``app.session.*`` actions (remappable in
+``keybindings.json``): Enter resumes, Escape cancels, Tab scope, Ctrl+S sort (relevance or
+recent, for searches), Ctrl+N named only, Ctrl+P paths, Ctrl+R rename (when the rows can), Ctrl+D
+delete (after a confirmation; ``trash`` when installed, else removed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+import re
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.layout import BufferControl, FormattedTextControl, HSplit, Window
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.layout.processors import BeforeInput
+
+from pi_host.lib.render.ansi import truncate, visible_width
+from pi_mode_interactive.dialogs import Dialog
+from pi_mode_interactive.editor.fuzzy import fuzzy_score
+from pi_mode_interactive.editor.keys import bindings_for, default_keys
+
+if TYPE_CHECKING:
+    from pi_mode_interactive.app import InteractiveApp
+
+LIST_ROWS = 10
+PREVIEW_MESSAGES = 4
+PREVIEW_LINES = 6
+SEARCH_DELAY_S = 0.15
+"""Pause after the last key before the message text is searched."""
+REDRAW_EVERY_S = 0.25
+"""How often rows still arriving (listing, text search) are drawn."""
+TOKEN_CACHE = 32
+"""Text-search results kept, one token each."""
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+
+ACCENT, MUTED, NAMED, ERROR = "fg:ansicyan", "fg:ansibrightblack", "fg:ansiyellow", "fg:ansired"
+
+
+def format_age(modified: datetime, now: datetime | None = None) -> str:
+    """pi's short ages: ``now``, ``5m``, ``3h``, ``2d``, ``1w``, ``4mo``, ``1y``."""
+    now = now or datetime.now(UTC)
+    seconds = max(0.0, (now - modified.astimezone(UTC)).total_seconds())
+    minutes, hours, days = int(seconds // 60), int(seconds // 3600), int(seconds // 86400)
+    if minutes < 1:
+        return "now"
+    if minutes < 60:
+        return f"{minutes}m"
+    if hours < 24:
+        return f"{hours}h"
+    if days < 7:
+        return f"{days}d"
+    if days < 30:
+        return f"{days // 7}w"
+    if days < 365:
+        return f"{days // 30}mo"
+    return f"{days // 365}y"
+
+
+def _home(path: str) -> str:
+    home = os.path.expanduser("~")
+    if home and home != "/" and (path == home or path.startswith(home.rstrip("/") + "/")):
+        return "~" + path[len(home) :]
+    return path
+
+
+@dataclass
+class Query:
+    tokens: list[str] = field(default_factory=list)
+    """Lowercase, runs of whitespace as one space."""
+    regex: re.Pattern[str] | None = None
+    error: str | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not self.tokens and self.regex is None and self.error is None
+
+
+def parse_query(text: str) -> Query:
+    """``re:<pattern>``, or words and ``"quoted phrases"`` (unbalanced quotes: plain words)."""
+    text = text.strip()
+    if not text:
+        return Query()
+    if text.startswith("re:"):
+        pattern = text[3:].strip()
+        if not pattern:
+            return Query(error="empty regular expression")
+        try:
+            return Query(regex=re.compile(pattern, re.IGNORECASE))
+        except re.error as exc:
+            return Query(error=f"bad regular expression: {exc}")
+    if text.count('"') % 2:
+        parts = text.replace('"', " ").split()
+    else:
+        parts = []
+        for index, piece in enumerate(text.split('"')):
+            parts.extend([piece] if index % 2 else piece.split())
+    return Query(tokens=[" ".join(part.lower().split()) for part in parts if part.strip()])
+
+
+class _Keys:
+    """A row's searchable fields, lowercased once."""
+
+    __slots__ = ("cwd", "first", "id", "name", "title")
+
+    def __init__(self, row: Any) -> None:
+        name = (getattr(row, "name", None) or "").strip()
+        first = getattr(row, "first_message", "") or ""
+        self.title = _CONTROL.sub(" ", name or first).strip()
+        self.name = name.lower()
+        self.first = " ".join(first.lower().split())
+        self.id = str(getattr(row, "id", "")).lower()
+        self.cwd = (getattr(row, "cwd", "") or "").lower()
+
+
+class _Scope:
+    """The rows of one view (this project / all projects) and their loading."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.rows: list[Any] = []
+        self.started = False
+        self.done = 0
+        self.total: int | None = None
+        self.loaded = False
+        self.skipped: set[str] = set()
+        self.damaged_lines: set[str] = set()
+        self.error: str | None = None
+
+
+def supports_quick(list_sessions: Callable[..., Any]) -> bool:
+    try:
+        parameters = inspect.signature(list_sessions).parameters
+    except (TypeError, ValueError):
+        return False
+    return "quick" in parameters and "progress" in parameters
+
+
+class SessionPicker(Dialog):
+    """Resume a session: the answer is the chosen session file's path, or None."""
+
+    def __init__(
+        self,
+        ui: InteractiveApp,
+        list_sessions: Callable[..., list[Any]],
+        *,
+        cwd: str,
+        agent_dir: str,
+        session_dir: str | None = None,
+        current: str | None = None,
+        query: str = "",
+        keymap: dict[str, list[str]] | None = None,
+    ) -> None:
+        super().__init__("Resume a session")
+        self.ui = ui
+        self.list_sessions = list_sessions
+        self.cwd, self.agent_dir, self.session_dir = cwd, agent_dir, session_dir
+        self.current = os.path.abspath(current) if current else None
+        self.loop = asyncio.get_running_loop()
+        self.scopes = {"current": _Scope("current"), "all": _Scope("all")}
+        self.scope = self.scopes["current"]
+        self.keys_of: dict[int, _Keys] = {}
+        self.query = Query()
+        self.sort = "relevance"
+        self.named_only = False
+        self.show_path = False
+        self.mode = "list"  # or "delete", "rename"
+        self.status: tuple[str, str] | None = None  # (style, text), shown until the next key
+        self.shown: list[Any] = []
+        self.scores: dict[int, int] = {}
+        self.selected = 0
+        self.selected_path: str | None = None  # kept across re-sorts once the user moved
+        self.touched = False
+        self.preview: dict[str, list[tuple[str, str]] | None] = {}
+        self.found: dict[str, dict[str, bool]] = {}  # token -> path -> in the text
+        self.search_generation = 0
+        self.search_progress: tuple[int, int] | None = None
+        self._search_handle: asyncio.TimerHandle | None = None
+        self._saved_query = ""
+        self.can_rename = True
+        self.buffer = Buffer(
+            multiline=False,
+            on_text_changed=lambda _b: self._query_changed(),
+            read_only=Condition(lambda: self.mode == "delete"),
+        )
+        self._prompt = BeforeInput(lambda: "name: " if self.mode == "rename" else "> ", style=ACCENT)
+        self.input_window = Window(BufferControl(self.buffer, input_processors=[self._prompt]), height=1)
+        self._container = HSplit(
+            [
+                Window(FormattedTextControl(self._title_line), height=1),
+                Window(FormattedTextControl(self._hint_line), height=1),
+                self.input_window,
+                Window(
+                    FormattedTextControl(self._list_lines),
+                    height=lambda: Dimension.exact(self._list_height()),
+                    wrap_lines=False,
+                ),
+                Window(FormattedTextControl(self._status_line), height=1),
+                Window(
+                    FormattedTextControl(self._preview_lines),
+                    height=lambda: Dimension.exact(self._preview_height()),
+                    wrap_lines=False,
+                ),
+            ],
+            key_bindings=self._bindings(keymap or default_keys()),
+        )
+        if query:
+            self.buffer.text = query
+            self.buffer.cursor_position = len(query)
+        self._load(self.scope)
+
+    @property
+    def container(self) -> Any:
+        return self._container
+
+    @property
+    def focus(self) -> Any:
+        # Asked for once the dialog is in the layout: record its place there now. prompt_toolkit
+        # learns who contains whom only after a redraw, and a key read before one (a terminal's
+        # answer to the cursor-position query at start-up, with ``pi -r``) would otherwise fix
+        # this window's key bindings for good without the dialog's own.
+        try:
+            self.ui.app.layout.update_parents_relations()
+        except Exception:
+            pass
+        return self.input_window
+
+    @property
+    def closed(self) -> bool:
+        return self.answer.done()
+
+    # --- loading ---------------------------------------------------------------------------------
+
+    def _load(self, scope: _Scope) -> None:
+        scope.started = True
+        threading.Thread(target=self._list_in_thread, args=(scope,), daemon=True, name="session-list").start()
+
+    def _list_in_thread(self, scope: _Scope) -> None:
+        all_dirs = scope.name == "all"
+        notes: list[str] = []
+
+        def warn(line: str) -> None:
+            notes.append(line)
+
+        pending: list[Any] = []
+        posted = [0.0]
+
+        def progress(done: int, total: int, rows: list[Any]) -> bool:
+            # The first rows at once, then a few redraws a second: each one costs the listing
+            # the time the event loop holds the interpreter.
+            pending.extend(rows)
+            now = time.monotonic()
+            if not posted[0] or done == total or now - posted[0] >= REDRAW_EVERY_S:
+                batch, noted = list(pending), list(notes)
+                pending.clear()
+                notes.clear()
+                posted[0] = now
+                self._post(self._arrived, scope, done, total, batch, noted)
+            return not self.closed
+
+        try:
+            if supports_quick(self.list_sessions):
+                self.list_sessions(
+                    self.cwd,
+                    self.agent_dir,
+                    self.session_dir,
+                    all_dirs,
+                    quick=True,
+                    progress=progress,
+                    warn=warn,
+                )
+            else:
+                rows = self.list_sessions(self.cwd, self.agent_dir, self.session_dir, all_dirs)
+                progress(len(rows), len(rows), rows)
+        except Exception as exc:  # a store's failure is a line in the picker, not a crash
+            self._post(self._failed, scope, f"{type(exc).__name__}: {exc}")
+            return
+        self._post(self._finished, scope)
+
+    def _post(self, callback: Callable[..., None], *args: Any) -> None:
+        if not self.closed:
+            try:
+                self.loop.call_soon_threadsafe(callback, *args)
+            except RuntimeError:  # the loop is gone
+                pass
+
+    def _arrived(self, scope: _Scope, done: int, total: int, rows: list[Any], notes: list[str]) -> None:
+        for line in notes:
+            (scope.skipped if line.startswith("skipped ") else scope.damaged_lines).add(line)
+        for row in rows:
+            path = getattr(row, "path", None)
+            if path and self.current and os.path.abspath(path) == self.current:
+                continue
+            self.keys_of[id(row)] = _Keys(row)
+            scope.rows.append(row)
+        scope.rows.sort(key=lambda row: row.modified, reverse=True)
+        scope.done, scope.total = done, total
+        if scope is self.scope:
+            self._refilter()
+
+    def _finished(self, scope: _Scope) -> None:
+        scope.loaded = True
+        if scope is self.scope:
+            self._refilter()
+            self._schedule_search(0)
+
+    def _failed(self, scope: _Scope, message: str) -> None:
+        scope.loaded, scope.error = True, message
+        self._refresh()
+
+    # --- filtering -------------------------------------------------------------------------------
+
+    def _query_changed(self) -> None:
+        if self.mode == "rename":
+            return
+        self.status = None
+        self.query = parse_query(self.buffer.text)
+        self.touched = False
+        self.search_progress = None
+        self._refilter()
+        self._schedule_search(SEARCH_DELAY_S)
+
+    def _match(self, row: Any, keys: _Keys, everywhere: bool, found: list[dict[str, bool]]) -> int | None:
+        """The row's rank for the query (lower is better), or None when it does not match (yet);
+        ``found``: the text-search results of each token."""
+        query = self.query
+        if query.regex is not None:
+            regex = query.regex
+            if keys.name and regex.search(getattr(row, "name", "") or ""):
+                return 0
+            fields = (getattr(row, "first_message", ""), str(getattr(row, "id", "")))
+            if any(regex.search(text or "") for text in fields):
+                return 1
+            return 1 if everywhere and regex.search(getattr(row, "cwd", "") or "") else None
+        score = 0
+        for token, hits in zip(query.tokens, found, strict=True):
+            if token in keys.name:
+                continue
+            if token in keys.first or token in keys.id or (everywhere and token in keys.cwd):
+                score += 1
+            elif hits and hits.get(row.path):
+                score += 1
+            elif (keys.name and fuzzy_score(token, keys.name) is not None) or (
+                everywhere and fuzzy_score(token, keys.cwd) is not None
+            ):
+                score += 2
+            else:
+                return None
+        return score
+
+    def _quick_tokens(self, keys: _Keys, everywhere: bool) -> list[str]:
+        """The query's tokens a row's listed fields do not hold (searched in its text)."""
+        return [
+            token
+            for token in self.query.tokens
+            if token not in keys.name
+            and token not in keys.first
+            and token not in keys.id
+            and not (everywhere and token in keys.cwd)
+        ]
+
+    def _refilter(self) -> None:
+        scope = self.scope
+        everywhere = scope.name == "all"
+        rows = scope.rows
+        if self.named_only:
+            rows = [row for row in rows if self.keys_of[id(row)].name]
+        if self.query.error is not None:
+            shown: list[Any] = []
+            self.scores = {}
+        elif self.query.empty:
+            shown = list(rows)  # kept newest first
+            self.scores = {}
+        else:
+            self.scores = {}
+            found = [self.found.get(token, {}) for token in self.query.tokens]
+            keys_of, match = self.keys_of, self._match
+            for row in rows:
+                score = match(row, keys_of[id(row)], everywhere, found)
+                if score is not None:
+                    self.scores[id(row)] = score
+            shown = [row for row in rows if id(row) in self.scores]
+            if self.sort == "relevance":
+                shown.sort(key=lambda row: self.scores[id(row)])  # stable: newest first within a rank
+        self.shown = shown
+        if self.touched and self.selected_path is not None:
+            for index, row in enumerate(shown):
+                if row.path == self.selected_path:
+                    self.selected = index
+                    break
+            else:
+                self.selected = min(self.selected, max(0, len(shown) - 1))
+        else:
+            self.selected = 0
+        self._refresh()
+
+    # --- text search ---------------------------------------------------------------------------
+
+    def _schedule_search(self, delay: float) -> None:
+        if self._search_handle is not None:
+            self._search_handle.cancel()
+        self.search_generation += 1
+        self._search_handle = self.loop.call_later(delay, self._start_search)
+
+    def _start_search(self) -> None:
+        self._search_handle = None
+        scope, query = self.scope, self.query
+        if not scope.loaded or not query.tokens or self.closed:
+            return
+        everywhere = scope.name == "all"
+        for token in query.tokens:
+            self.found.setdefault(token, {})
+        while len(self.found) > TOKEN_CACHE:  # the oldest tokens go first
+            stale = next((token for token in self.found if token not in query.tokens), None)
+            if stale is None:
+                break
+            del self.found[stale]
+        # A token holding a shorter one already searched can only be in the texts that one was.
+        misses: dict[str, set[str]] = {}
+        for token in query.tokens:
+            misses[token] = set()
+            for known, results in self.found.items():
+                if known != token and known in token:
+                    misses[token].update(path for path, hit in results.items() if not hit)
+        work = []
+        for row in scope.rows:
+            path = getattr(row, "path", "")
+            tokens = [
+                token
+                for token in self._quick_tokens(self.keys_of[id(row)], everywhere)
+                if path not in self.found[token]
+            ]
+            if tokens:
+                work.append((row, tokens))
+        if not work:
+            return
+        generation = self.search_generation
+        self.search_progress = (0, len(work))
+        threading.Thread(
+            target=self._search_in_thread, args=(generation, work, misses), daemon=True, name="session-search"
+        ).start()
+        self._refresh()
+
+    def _search_in_thread(
+        self, generation: int, work: list[tuple[Any, list[str]]], misses: dict[str, set[str]]
+    ) -> None:
+        results: list[tuple[str, str, bool]] = []
+        report_at = time.monotonic() + REDRAW_EVERY_S
+        for done, (row, tokens) in enumerate(work, 1):
+            if generation != self.search_generation or self.closed:
+                return
+            path = row.path
+            for token in tokens:
+                if path in misses.get(token, ()):
+                    hit = False
+                else:
+                    try:
+                        hit = _text_has(row, token)
+                    except Exception:
+                        hit = False
+                results.append((token, path, hit))
+            if done == len(work) or time.monotonic() >= report_at:
+                self._post(self._searched, generation, results, done, len(work))
+                results = []
+                report_at = time.monotonic() + REDRAW_EVERY_S
+
+    def _searched(self, generation: int, results: list[tuple[str, str, bool]], done: int, total: int) -> None:
+        for token, path, hit in results:
+            if token in self.found:
+                self.found[token][path] = hit
+        if generation != self.search_generation:
+            return
+        self.search_progress = None if done == total else (done, total)
+        if any(hit for _token, _path, hit in results) or done == total:
+            self._refilter()
+        else:
+            self._refresh()
+
+    # --- keys --------------------------------------------------------------------------------------
+
+    def _bindings(self, keymap: dict[str, list[str]]) -> KeyBindings:
+        kb = KeyBindings()
+
+        def bind(action: str, handler: Callable[[], Any]) -> None:
+            for sequence in bindings_for(keymap, action):
+                kb.add(*sequence, eager=True)(lambda event: handler())
+
+        bind("tui.select.up", lambda: self._move(-1))
+        bind("tui.select.down", lambda: self._move(1))
+        bind("tui.select.pageUp", lambda: self._move(-self._list_rows(), wrap=False))
+        bind("tui.select.pageDown", lambda: self._move(self._list_rows(), wrap=False))
+        bind("tui.select.confirm", self._confirm)
+        bind("tui.select.cancel", self._cancel)
+        bind("tui.input.tab", self._toggle_scope)
+        bind("app.session.toggleSort", self._toggle_sort)
+        bind("app.session.toggleNamedFilter", self._toggle_named)
+        bind("app.session.togglePath", self._toggle_path)
+        bind("app.session.rename", self._start_rename)
+        bind("app.session.delete", self._start_delete)
+        bind("app.session.deleteNoninvasive", self._start_delete)
+        return kb
+
+    def _move(self, delta: int, wrap: bool = True) -> None:
+        if self.mode != "list" or not self.shown:
+            return
+        count = len(self.shown)
+        target = self.selected + delta
+        self.selected = target % count if wrap and abs(delta) == 1 else max(0, min(count - 1, target))
+        self.touched, self.selected_path = True, self.shown[self.selected].path
+        self.status = None
+        self._refresh()
+
+    def _confirm(self) -> None:
+        if self.mode == "delete":
+            self._delete()
+        elif self.mode == "rename":
+            self._rename()
+        elif self.shown:
+            self.finish(self.shown[self.selected].path)
+
+    def _cancel(self) -> None:
+        if self.mode == "delete":
+            self.mode, self.status = "list", None
+            self._refresh()
+        elif self.mode == "rename":
+            self._leave_rename()
+        else:
+            self.finish(None)
+
+    def _toggle_scope(self) -> None:
+        if self.mode != "list":
+            return
+        self.scope = self.scopes["all" if self.scope.name == "current" else "current"]
+        if not self.scope.started:
+            self._load(self.scope)
+        self.touched = False
+        self._refilter()
+        self._schedule_search(0)
+
+    def _toggle_sort(self) -> None:
+        if self.mode == "list":
+            self.sort = "recent" if self.sort == "relevance" else "relevance"
+            self._refilter()
+
+    def _toggle_named(self) -> None:
+        if self.mode == "list":
+            self.named_only = not self.named_only
+            self._refilter()
+
+    def _toggle_path(self) -> None:
+        if self.mode == "list":
+            self.show_path = not self.show_path
+            self._refresh()
+
+    # --- rename / delete ---------------------------------------------------------------------------
+
+    def _selected_row(self) -> Any:
+        return self.shown[self.selected] if self.shown else None
+
+    def _start_rename(self) -> None:
+        row = self._selected_row()
+        if self.mode != "list" or row is None:
+            return
+        if not hasattr(row, "rename"):
+            self.status = (ERROR, "This session store cannot rename sessions")
+            self._refresh()
+            return
+        self.mode, self._saved_query = "rename", self.buffer.text
+        self.selected_path, self.touched = row.path, True
+        name = getattr(row, "name", None) or ""
+        self.buffer.text = name
+        self.buffer.cursor_position = len(name)
+        self.status = (ACCENT, "Rename the session: enter save · esc cancel")
+        self._refresh()
+
+    def _leave_rename(self, status: tuple[str, str] | None = None) -> None:
+        self.buffer.text = self._saved_query  # still in rename mode: the query stays as it was
+        self.buffer.cursor_position = len(self._saved_query)
+        self.mode, self.status, self.touched = "list", status, True
+        self._refilter()
+
+    def _rename(self) -> None:
+        row = next((row for row in self.scope.rows if row.path == self.selected_path), None)
+        name = " ".join(self.buffer.text.split())
+        if row is None or not name:
+            return
+        try:
+            stored = row.rename(name)
+        except Exception as exc:
+            self._leave_rename((ERROR, f"Rename failed: {exc}"))
+            return
+        for scope in self.scopes.values():  # the same file may be a row of both views
+            for other in scope.rows:
+                if other.path == row.path:
+                    other.name = stored
+                    self.keys_of[id(other)] = _Keys(other)
+        self._leave_rename((ACCENT, f"Renamed to {stored}" if stored else "Name cleared"))
+
+    def _start_delete(self) -> None:
+        row = self._selected_row()
+        if self.mode != "list" or row is None:
+            return
+        self.mode, self.selected_path, self.touched = "delete", row.path, True
+        self.status = (ERROR, "Delete this session? enter confirm · esc cancel")
+        self._refresh()
+
+    def _delete(self) -> None:
+        path = self.selected_path
+        self.mode = "list"
+        if path is None:
+            return
+        ok, how = delete_session_file(path)
+        if ok:
+            for scope in self.scopes.values():
+                scope.rows = [row for row in scope.rows if row.path != path]
+            self.preview.pop(path, None)
+            self.touched = False
+            self.status = (ACCENT, "Session moved to the trash" if how == "trash" else "Session deleted")
+        else:
+            self.status = (ERROR, f"Delete failed: {how}")
+        self._refilter()
+
+    # --- drawing ---------------------------------------------------------------------------------
+
+    def _refresh(self) -> None:
+        row = self._selected_row()
+        if row is not None and row.path not in self.preview and hasattr(row, "last_messages"):
+            self.preview[row.path] = None
+            while len(self.preview) > 64:
+                del self.preview[next(iter(self.preview))]
+            self.loop.run_in_executor(None, self._read_preview, row)
+        self.ui.app.invalidate()
+
+    def _read_preview(self, row: Any) -> None:
+        try:
+            messages = row.last_messages(PREVIEW_MESSAGES)
+        except Exception:
+            messages = []
+        self._post(self._previewed, row.path, messages)
+
+    def _previewed(self, path: str, messages: list[tuple[str, str]]) -> None:
+        if path in self.preview:
+            self.preview[path] = messages
+            self.ui.app.invalidate()
+
+    def _size(self) -> tuple[int, int]:
+        try:
+            size = self.ui.app.output.get_size()
+            return max(20, size.columns - 1), size.rows
+        except Exception:
+            return 79, 24
+
+    def _room(self) -> int:
+        """Rows for the list and the preview: the screen less this dialog's four fixed lines and
+        the editor, its rules and the footer under it."""
+        return max(2, self._size()[1] - 10)
+
+    def _list_rows(self) -> int:
+        return max(1, min(LIST_ROWS, self._room() - 3))
+
+    def _list_height(self) -> int:
+        return max(1, min(self._list_rows(), len(self.shown)))
+
+    def _preview_height(self) -> int:
+        room = self._room() - self._list_height()
+        return 0 if room < 3 or not self.shown else min(PREVIEW_LINES, room)
+
+    def _title_line(self) -> Any:
+        scope = self.scope
+        title = (
+            "Resume a session (this project)"
+            if scope.name == "current"
+            else "Resume a session (all projects)"
+        )
+        if not scope.loaded:
+            progress = f"{scope.done}/{scope.total}" if scope.total is not None else "…"
+            right = [(ACCENT, f"Loading {progress}")]
+        elif scope.name == "current":
+            right = [(ACCENT, "◉ this project"), (MUTED, " | ○ all")]
+        else:
+            right = [(MUTED, "○ this project | "), (ACCENT, "◉ all")]
+        width = self._size()[0]
+        used = len(title) + sum(len(text) for _style, text in right)
+        return [("bold", title), ("", " " * max(2, width - used)), *right]
+
+    def _hint_line(self) -> Any:
+        parts = ["tab scope", f"ctrl+s sort ({self.sort})"]
+        parts.append("ctrl+n named" + (" (on)" if self.named_only else ""))
+        parts.append("ctrl+p path" + (" (on)" if self.show_path else ""))
+        if self.can_rename:
+            parts.append("ctrl+r rename")
+        parts += ["ctrl+d delete", '"phrase"', "re:regex"]
+        return [(MUTED, truncate(" · ".join(parts), self._size()[0]))]
+
+    def _list_lines(self) -> Any:
+        width = self._size()[0]
+        scope = self.scope
+        if not self.shown:
+            if scope.error:
+                text = f"  Cannot list sessions: {scope.error}"
+            elif self.query.error:
+                text = f"  {self.query.error}"
+            elif not scope.loaded:
+                text = "  Loading…"
+            elif not self.query.empty or self.named_only:
+                text = "  No matching sessions" + (
+                    " (searching the messages…)" if self.search_progress else ""
+                )
+            elif scope.name == "current":
+                text = "  No other session in this project. Press tab to see all projects."
+            else:
+                text = "  No sessions found"
+            return [(MUTED, truncate(text, width))]
+        count, rows = len(self.shown), self._list_rows()
+        start = max(0, min(self.selected - rows // 2, count - rows))
+        now = datetime.now(UTC)
+        fragments: list[tuple[str, str]] = []
+        for index in range(start, min(start + rows, count)):
+            row = self.shown[index]
+            keys = self.keys_of[id(row)]
+            selected = index == self.selected
+            right = f"{row.message_count} {format_age(row.modified, now)}"
+            places = []
+            if self.show_path:
+                places.append(_home(row.path))
+            if scope.name == "all" and getattr(row, "cwd", ""):
+                places.append(_home(row.cwd))
+            if places:  # cut from the left: a path's end tells most
+                room = max(8, width // 2 - len(right) - 2)
+                right = "  ".join(_cut_left(place, room // len(places)) for place in places) + "  " + right
+            room = max(10, width - 2 - visible_width(right) - 2)
+            title = truncate(keys.title or "(no messages)", room)
+            style = ERROR if self.mode == "delete" and selected else NAMED if keys.name else ""
+            if selected:
+                style = f"{style} bold".strip()
+            if fragments:
+                fragments.append(("", "\n"))
+            fragments.append((ACCENT, "› ") if selected else ("", "  "))
+            fragments.append((style, title))
+            fragments.append(("", " " * max(2, width - 2 - visible_width(title) - visible_width(right))))
+            fragments.append((ERROR if self.mode == "delete" and selected else MUTED, right))
+        return fragments
+
+    def _status_line(self) -> Any:
+        scope = self.scope
+        if self.status is not None:
+            return [(self.status[0], "  " + self.status[1])]
+        parts = []
+        if self.shown:
+            parts.append(f"({self.selected + 1}/{len(self.shown)})")
+        if self.search_progress is not None:
+            done, total = self.search_progress
+            parts.append(f"searching the messages {done}/{total}…")
+        if scope.skipped:
+            count = len(scope.skipped)
+            parts.append(f"{count} damaged file{'s' if count != 1 else ''} skipped")
+        if scope.damaged_lines:
+            count = len(scope.damaged_lines)
+            parts.append(f"{count} file{'s' if count != 1 else ''} with damaged lines")
+        return [(MUTED, truncate("  " + " · ".join(parts), self._size()[0]))]
+
+    def _preview_lines(self) -> Any:
+        height = self._preview_height()
+        row = self._selected_row()
+        if not height or row is None:
+            return []
+        width = self._size()[0]
+        lines: list[list[tuple[str, str]]] = [
+            [(MUTED, truncate(f"── {_home(row.path)} ", width, "…").ljust(width, "─"))]
+        ]
+        messages = self.preview.get(row.path)
+        if messages is None:
+            lines.append([(MUTED, "  …")])
+        elif not messages:
+            lines.append([(MUTED, "  (no messages)")])
+        else:
+            room = height - 1
+            for role, text in messages[-room:]:
+                label = "you " if role == "user" else "pi  "
+                body = truncate(" ".join(text.split()), width - 2 - len(label))
+                lines.append([(ACCENT if role == "user" else MUTED, "  " + label), ("", body)])
+        fragments: list[tuple[str, str]] = []
+        for index, line in enumerate(lines[:height]):
+            if index:
+                fragments.append(("", "\n"))
+            fragments.extend(line)
+        return fragments
+
+
+def _cut_left(text: str, width: int) -> str:
+    """``text`` in at most ``width`` columns, its start replaced by ``…`` when cut."""
+    if visible_width(text) <= width:
+        return text
+    kept = ""
+    for char in reversed(text):
+        if visible_width(char + kept) > width - 1:
+            break
+        kept = char + kept
+    return "…" + kept
+
+
+def _text_has(row: Any, token: str) -> bool:
+    if hasattr(row, "text_matches"):
+        return bool(row.text_matches([token]))
+    text = " ".join((getattr(row, "all_messages_text", "") or "").lower().split())
+    return token in text
+
+
+def delete_session_file(path: str) -> tuple[bool, str]:
+    """Move a session file to the trash (the ``trash`` command, when installed) or remove it;
+    ``(done, "trash" | "unlink" | why not)``."""
+    trash = shutil.which("trash")
+    if trash:
+        try:
+            argv = [trash, "--", path] if path.startswith("-") else [trash, path]
+            done = subprocess.run(argv, capture_output=True, timeout=10, check=False).returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            done = False
+        if done or not os.path.lexists(path):
+            return True, "trash"
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return True, "unlink"
+    except OSError as exc:
+        return False, exc.strerror or str(exc)
+    return True, "unlink"

@@ -6,24 +6,18 @@
         events = pi.prompt_and_wait("What is in this folder?")
         print(pi.get_last_assistant_text())
 
-The client starts the agent as a child process and owns its three pipes:
-
-* stdin takes one JSON command a line; every command gets an ``id`` of the client's making;
-* a reader thread cuts stdout on LF bytes only (an optional CR before it is dropped; U+2028 and
-  U+2029 are ordinary characters inside JSON strings) and sorts the records: a ``response``
-  whose ``id`` belongs to a call in flight completes that call; every other record (session
-  events, ``extension_ui_request``, responses nobody waits for, such as the ``parse`` error of a
-  malformed line) goes to the listeners of :meth:`RpcClient.on_event` and to a queue read with
-  :meth:`RpcClient.next_event`;
-* a second thread keeps stderr, readable at any time as :attr:`RpcClient.stderr`.
-
-Command methods are named after the commands and take their request fields in snake case; each
-returns the response's ``data`` (``None`` for commands without data) or raises :class:`RpcError`
-when the agent answers ``success: false``. The module imports only the standard library.
+The client owns the child's pipes: commands go to stdin with ids of its making; a reader thread
+cuts stdout on LF bytes only (a CR before it is dropped; U+2028/U+2029 stay inside strings) and
+sorts the records: a ``response`` for a call in flight completes it, every other record goes to
+the :meth:`RpcClient.on_event` listeners and to the queue of :meth:`RpcClient.next_event`;
+another thread keeps :attr:`RpcClient.stderr`. Command methods are named after the commands,
+take their fields in snake case and return the response's ``data`` or raise :class:`RpcError`.
+Standard library only.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -33,138 +27,12 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal, TypedDict
+from typing import Any
 
-__all__ = [
-    "DIALOG_METHODS",
-    "RpcClient",
-    "RpcClosedError",
-    "RpcError",
-    "RpcTimeoutError",
-    "UiAnswer",
-]
+import pi_host.rpc as api
+from pi_host.rpc import DIALOG_METHODS, Record, RpcClosedError, RpcError, RpcTimeoutError, UiAnswer
 
-Record = dict[str, Any]
-"""One decoded JSON object of the protocol."""
-
-ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
-QueueMode = Literal["all", "one-at-a-time"]
-StreamingBehavior = Literal["steer", "followUp"]
-
-DIALOG_METHODS = frozenset({"select", "confirm", "input", "editor"})
-"""``extension_ui_request`` methods that wait for an ``extension_ui_response``."""
-
-UiAnswer = bool | str | Mapping[str, Any] | None
-"""What an :meth:`RpcClient.on_ui_request` callback returns for a dialog: a string (``value``,
-for select/input/editor), a bool (``confirmed``, for confirm), ``None`` (``cancelled: true``), or
-the response's fields themselves (``{"confirmed": True}``, ``{"value": "x"}``,
-``{"cancelled": True}``)."""
-
-
-# --- response data -------------------------------------------------------------------------------
-
-
-class PromptResult(TypedDict):
-    disposition: Literal["started", "queued", "handled"]
-
-
-class QueueContents(TypedDict):
-    steering: list[str]
-    followUp: list[str]
-
-
-class Cancelled(TypedDict):
-    cancelled: bool
-
-
-class SessionState(TypedDict, total=False):
-    model: Record
-    thinkingLevel: ThinkingLevel
-    isStreaming: bool
-    isCompacting: bool
-    steeringMode: QueueMode
-    followUpMode: QueueMode
-    sessionFile: str
-    sessionId: str
-    sessionName: str
-    autoCompactionEnabled: bool
-    messageCount: int
-    pendingMessageCount: int
-
-
-class ModelCycle(TypedDict):
-    model: Record
-    thinkingLevel: ThinkingLevel
-    isScoped: bool
-
-
-class ThinkingCycle(TypedDict):
-    level: ThinkingLevel
-
-
-class BashResult(TypedDict, total=False):
-    output: str
-    exitCode: int | None
-    cancelled: bool
-    truncated: bool
-    fullOutputPath: str
-
-
-class SessionStats(TypedDict, total=False):
-    sessionFile: str | None
-    sessionId: str
-    userMessages: int
-    assistantMessages: int
-    toolCalls: int
-    toolResults: int
-    totalMessages: int
-    tokens: dict[str, int]
-    cost: float
-    contextUsage: dict[str, Any]
-
-
-class ForkResult(TypedDict, total=False):
-    text: str
-    cancelled: bool
-
-
-class Entries(TypedDict):
-    entries: list[Record]
-    leafId: str | None
-
-
-class Tree(TypedDict):
-    tree: list[Record]
-    leafId: str | None
-
-
-# --- errors --------------------------------------------------------------------------------------
-
-
-class RpcError(Exception):
-    """The agent answered a command with ``success: false``."""
-
-    def __init__(self, command: str, error: str, response: Record | None = None) -> None:
-        super().__init__(f"{command}: {error}")
-        self.command = command
-        self.error = error
-        self.response = response or {}
-
-
-class RpcClosedError(ConnectionError):
-    """The agent's process ended (or its stdout closed) before answering."""
-
-    def __init__(self, message: str, returncode: int | None = None, stderr: str = "") -> None:
-        detail = f"{message} (exit code {returncode})" if returncode is not None else message
-        if stderr.strip():
-            detail += "; stderr ends:\n" + stderr.strip()[-2000:]
-        super().__init__(detail)
-        self.returncode = returncode
-        self.stderr = stderr
-
-
-class RpcTimeoutError(TimeoutError):
-    """No answer (or no awaited event) within the timeout."""
+__all__ = ["RpcClient"]
 
 
 # --- the client ----------------------------------------------------------------------------------
@@ -177,8 +45,7 @@ class _Pending:
         self.done = threading.Event()
         self.response: Record | None = None
         self.failure: BaseException | None = None
-        self.settled_before = settled_before
-        """How many ``agent_settled`` had been seen when the command was sent."""
+        self.settled_before = settled_before  # agent_settled seen when the command was sent
 
 
 _CLOSED = object()
@@ -244,10 +111,6 @@ class RpcClient:
     # --- process -------------------------------------------------------------------------------
 
     @property
-    def pid(self) -> int:
-        return self.process.pid
-
-    @property
     def returncode(self) -> int | None:
         """The exit code once the process has ended, else None."""
         return self.process.poll()
@@ -265,12 +128,9 @@ class RpcClient:
         """Close stdin (pi's orderly shutdown: an in-flight run is aborted), wait up to ``timeout``
         seconds for the process to exit, then kill it. Returns the exit code."""
         self._closed = True
-        try:
+        with contextlib.suppress(OSError), self._write_lock:
             if self.process.stdin is not None:
-                with self._write_lock:
-                    self.process.stdin.close()
-        except OSError:
-            pass
+                self.process.stdin.close()
         try:
             code = self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -291,10 +151,8 @@ class RpcClient:
     def __del__(self) -> None:  # a forgotten client must not leave a process behind
         process = getattr(self, "process", None)
         if process is not None and process.poll() is None:
-            try:
+            with contextlib.suppress(OSError):
                 process.kill()
-            except OSError:
-                pass
 
     # --- sending -------------------------------------------------------------------------------
 
@@ -317,15 +175,12 @@ class RpcClient:
         except (BrokenPipeError, ValueError, OSError) as exc:
             raise RpcClosedError(f"cannot write to the agent: {exc}", self.returncode, self.stderr) from exc
 
-    def new_id(self) -> str:
-        return f"req-{next(self._ids)}"
-
     def request(
         self, command: str, fields: Mapping[str, Any] | None = None, *, timeout: float | None = None
     ) -> Record:
         """Send ``{"id", "type": command, **fields}`` and return the whole ``response`` record
         (successful or not). Fields whose value is None are left out."""
-        ident = self.new_id()
+        ident = f"req-{next(self._ids)}"
         record: Record = {"id": ident, "type": command}
         for key, value in (fields or {}).items():
             if value is not None:
@@ -434,7 +289,7 @@ class RpcClient:
         message: str,
         images: list[Record] | None = None,
         *,
-        streaming_behavior: StreamingBehavior | None = None,
+        streaming_behavior: api.StreamingBehavior | None = None,
         timeout: float | None = None,
     ) -> list[Record]:
         """Send a prompt and wait for the ``agent_settled`` that ends its run. Returns every record
@@ -518,16 +373,9 @@ class RpcClient:
         assert stdout is not None
         buffer = b""
         try:
-            while True:
-                chunk = stdout.read(65536)
-                if not chunk:
-                    break
-                buffer += chunk
-                while True:
-                    end = buffer.find(b"\n")
-                    if end < 0:
-                        break
-                    line, buffer = buffer[:end], buffer[end + 1 :]
+            while chunk := stdout.read(65536):
+                *lines, buffer = (buffer + chunk).split(b"\n")  # LF only: never str.splitlines
+                for line in lines:
                     self._handle_line(line)
             if buffer:
                 self._handle_line(buffer)
@@ -609,33 +457,33 @@ class RpcClient:
         self,
         message: str,
         images: list[Record] | None = None,
-        streaming_behavior: StreamingBehavior | None = None,
-    ) -> PromptResult:
+        streaming_behavior: api.StreamingBehavior | None = None,
+    ) -> api.PromptResult:
         """Send a prompt (``streaming_behavior`` is required while a run is active). The response
         comes once the prompt is accepted; the run's events follow (see :meth:`prompt_and_wait`)."""
         return self.call(
             "prompt", {"message": message, "images": images, "streamingBehavior": streaming_behavior}
         )
 
-    def steer(self, message: str, images: list[Record] | None = None) -> PromptResult:
+    def steer(self, message: str, images: list[Record] | None = None) -> api.PromptResult:
         return self.call("steer", {"message": message, "images": images})
 
-    def follow_up(self, message: str, images: list[Record] | None = None) -> PromptResult:
+    def follow_up(self, message: str, images: list[Record] | None = None) -> api.PromptResult:
         return self.call("follow_up", {"message": message, "images": images})
 
     def abort(self) -> None:
         """Abort the current run; answers once the session is idle."""
         return self.call("abort")
 
-    def clear_queue(self) -> QueueContents:
+    def clear_queue(self) -> api.QueueContents:
         return self.call("clear_queue")
 
-    def new_session(self, parent_session: str | None = None) -> Cancelled:
+    def new_session(self, parent_session: str | None = None) -> api.Cancelled:
         return self.call("new_session", {"parentSession": parent_session})
 
     # --- commands: state and model -------------------------------------------------------------
 
-    def get_state(self) -> SessionState:
+    def get_state(self) -> api.SessionState:
         return self.call("get_state")
 
     def get_messages(self) -> Record:
@@ -646,27 +494,27 @@ class RpcClient:
         """Switch model; returns the model object."""
         return self.call("set_model", {"provider": provider, "modelId": model_id})
 
-    def cycle_model(self) -> ModelCycle | None:
+    def cycle_model(self) -> api.ModelCycle | None:
         return self.call("cycle_model")
 
     def get_available_models(self) -> Record:
         """``{models}``: every configured model that has credentials."""
         return self.call("get_available_models")
 
-    def set_thinking_level(self, level: ThinkingLevel) -> None:
+    def set_thinking_level(self, level: api.ThinkingLevel) -> None:
         return self.call("set_thinking_level", {"level": level})
 
-    def cycle_thinking_level(self) -> ThinkingCycle | None:
+    def cycle_thinking_level(self) -> api.ThinkingCycle | None:
         return self.call("cycle_thinking_level")
 
     def get_available_thinking_levels(self) -> Record:
         """``{levels}``: the current model's thinking levels."""
         return self.call("get_available_thinking_levels")
 
-    def set_steering_mode(self, mode: QueueMode) -> None:
+    def set_steering_mode(self, mode: api.QueueMode) -> None:
         return self.call("set_steering_mode", {"mode": mode})
 
-    def set_follow_up_mode(self, mode: QueueMode) -> None:
+    def set_follow_up_mode(self, mode: api.QueueMode) -> None:
         return self.call("set_follow_up_mode", {"mode": mode})
 
     # --- commands: compaction, retry, bash -----------------------------------------------------
@@ -684,7 +532,7 @@ class RpcClient:
     def abort_retry(self) -> None:
         return self.call("abort_retry")
 
-    def bash(self, command: str, exclude_from_context: bool = False) -> BashResult:
+    def bash(self, command: str, exclude_from_context: bool = False) -> api.BashResult:
         """Run a shell command (its output streams as ``bash_execution_update`` events with this
         call's id); the result reaches the model with the next prompt unless excluded."""
         return self.call(
@@ -696,7 +544,7 @@ class RpcClient:
 
     # --- commands: session ---------------------------------------------------------------------
 
-    def get_session_stats(self) -> SessionStats:
+    def get_session_stats(self) -> api.SessionStats:
         return self.call("get_session_stats")
 
     def export_html(self, output_path: str | os.PathLike[str] | None = None) -> Record:
@@ -704,23 +552,23 @@ class RpcClient:
         path = os.fspath(output_path) if output_path is not None else None
         return self.call("export_html", {"outputPath": path})
 
-    def switch_session(self, session_path: str | os.PathLike[str]) -> Cancelled:
+    def switch_session(self, session_path: str | os.PathLike[str]) -> api.Cancelled:
         return self.call("switch_session", {"sessionPath": os.fspath(session_path)})
 
-    def fork(self, entry_id: str) -> ForkResult:
+    def fork(self, entry_id: str) -> api.ForkResult:
         return self.call("fork", {"entryId": entry_id})
 
-    def clone(self) -> Cancelled:
+    def clone(self) -> api.Cancelled:
         return self.call("clone")
 
     def get_fork_messages(self) -> Record:
         """``{messages: [{entryId, text}]}``: the user messages one can fork from."""
         return self.call("get_fork_messages")
 
-    def get_entries(self, since: str | None = None) -> Entries:
+    def get_entries(self, since: str | None = None) -> api.Entries:
         return self.call("get_entries", {"since": since})
 
-    def get_tree(self) -> Tree:
+    def get_tree(self) -> api.Tree:
         return self.call("get_tree")
 
     def get_last_assistant_text(self) -> Record:

@@ -850,3 +850,28 @@ def test_models_with_every_built_in_plugin(pi_run, tmp_path):
             cycled = client.call("cycle_model")
     assert values(models) == values(_data(pi_run.steps["get_available_models"]))
     assert cycled is None
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "pi",
+        pytest.param(
+            "pi-host",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="an @file argument in RPC mode: pi 1.6.0 exits 1 with 'Error: @file arguments are "
+                "not supported in RPC mode'; pi-host starts and serves (or fails on a missing file)",
+            ),
+        ),
+    ],
+)
+def test_at_file_arguments_are_refused(program, tmp_path):
+    world = World.make(tmp_path / "at-file")
+    (world.work / "notes.txt").write_text("notes\n")
+    with LoopbackServer([]) as server:
+        make = node_pi_client if program == "pi" else _pi_host_like_pi
+        client = make(world, server, "--no-session", "@notes.txt")
+        code = client.close(timeout=20)
+    assert code == 1
+    assert "@file arguments are not supported in RPC mode" in client.stderr

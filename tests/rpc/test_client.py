@@ -15,7 +15,7 @@ import pytest
 
 from pi_host.rpc import RpcClient, RpcClosedError, RpcError, RpcTimeoutError
 
-from .conftest import LoopbackServer, Reply, World, pi_host_client
+from .conftest import LoopbackServer, Reply, World, pi_host_client, pi_host_env, write_models_json
 
 
 def fake_agent(body: str) -> list[str]:
@@ -420,3 +420,28 @@ def test_the_client_module_imports_only_the_standard_library():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_the_dialog_example_of_the_docs_runs(world):
+    """docs/rpc.md's "A plugin's dialog, answered from a script", as a reader would run it."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "rpc.md").read_text(encoding="utf-8")
+    section = doc[doc.index("A plugin's dialog, answered from a script") :]
+    code = section[
+        section.index("```python\n") + len("```python\n") : section.index(
+            "```", section.index("```python\n") + 9
+        )
+    ]
+    (world.work / "deploy_plugin.py").write_text(DEPLOY_PLUGIN)
+    (world.work / "example.py").write_text("from pi_host.rpc import RpcClient\n" + code)
+    with LoopbackServer([]) as server:
+        write_models_json(world.agent, server.url)
+        out = subprocess.run(
+            [sys.executable, "example.py"],
+            cwd=world.work,
+            env=pi_host_env(world),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert out.returncode == 0, out.stderr
+    assert "plugin says: deploy confirmed: True" in out.stdout

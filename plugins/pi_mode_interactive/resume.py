@@ -34,7 +34,7 @@ async def resume(ui: InteractiveApp, args: str, at_start: bool = False) -> None:
         cwd=ui.cwd,
         agent_dir=ui.agent_dir,
         session_dir=ui.request.session_dir,
-        current=ui.session.store.session_file,
+        current=getattr(ui.session.store, "session_file", None),
         query=args.strip(),
         keymap=keymap,
     )

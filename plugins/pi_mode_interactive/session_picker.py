@@ -57,7 +57,7 @@ SEARCH_DELAY_S = 0.15
 """Pause after the last key before the message text is searched."""
 REDRAW_EVERY_S = 0.25
 """How often rows still arriving (listing, text search) are drawn."""
-TOKEN_CACHE = 32
+TOKEN_CACHE = 16
 """Text-search results kept, one token each."""
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 

@@ -11,7 +11,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
@@ -653,10 +653,10 @@ def _take_first(entry: dict[str, Any], summary: _Summary) -> bool:
     return not summary.first
 
 
-def session_files_newest_first(directories: list[str]) -> list[tuple[str, int | None]]:
-    """``(path, st_mode)`` of the ``*.jsonl`` files of ``directories``, the most recently
-    modified first (mode None: it could not be stat'ed)."""
-    found: list[tuple[float, str, int | None]] = []
+def session_files_newest_first(directories: list[str]) -> list[tuple[str, os.stat_result | None]]:
+    """``(path, stat)`` of the ``*.jsonl`` files of ``directories``, the most recently modified
+    first (stat None: it could not be stat'ed; the scan names why)."""
+    found: list[tuple[float, str, os.stat_result | None]] = []
     for directory in directories:
         try:
             entries = list(os.scandir(directory))
@@ -667,11 +667,17 @@ def session_files_newest_first(directories: list[str]) -> list[tuple[str, int | 
                 continue
             try:
                 info = entry.stat()
-                found.append((info.st_mtime, entry.path, info.st_mode))
+                found.append((info.st_mtime, entry.path, info))
             except OSError:
-                found.append((0.0, entry.path, None))  # the scan names why it cannot be read
+                found.append((0.0, entry.path, None))
     found.sort(key=lambda item: (item[0], item[1]), reverse=True)
-    return [(path, mode) for _mtime, path, mode in found]
+    return [(path, info) for _mtime, path, info in found]
+
+
+ROW_CACHE_SIZE = 50_000
+_rows: dict[str, tuple[tuple[int, int, int], SessionInfo]] = {}
+"""Quick rows by path with the (mtime, size, inode) they were read at: a file that has not
+changed is not read again by the next listing of the process (``/resume`` again, Tab)."""
 
 
 Progress = Callable[[int, int, list[SessionInfo]], Any]
@@ -700,11 +706,20 @@ def quick_list(
     batch: list[SessionInfo] = []
     total = len(files)
     report_at = time.monotonic() + REPORT_EVERY_S
-    for done, (path, mode) in enumerate(files, 1):
-        warned = scanner.warnings
-        info = scanner.scan(path, mode)
-        if info is None and scanner.warnings == warned and os.path.lexists(path):
-            scanner.warn(f"skipped {path}: not a session file (no session header)")
+    if len(_rows) > ROW_CACHE_SIZE:
+        _rows.clear()
+    for done, (path, stat_result) in enumerate(files, 1):
+        key = (stat_result.st_mtime_ns, stat_result.st_size, stat_result.st_ino) if stat_result else None
+        cached = _rows.get(path)
+        if key is not None and cached is not None and cached[0] == key:
+            info: SessionInfo | None = replace(cached[1])
+        else:
+            warned = scanner.warnings
+            info = scanner.scan(path, stat_result.st_mode if stat_result else None)
+            if info is None and scanner.warnings == warned and os.path.lexists(path):
+                scanner.warn(f"skipped {path}: not a session file (no session header)")
+            if info is not None and key is not None:
+                _rows[path] = (key, replace(info))
         if info is not None and (wanted is None or os.path.normpath(info.cwd) == wanted):
             infos.append(info)
             batch.append(info)

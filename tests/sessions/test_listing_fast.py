@@ -328,3 +328,35 @@ def test_rename_appends_a_session_info_entry(tmp_path):
     assert listing.session_info(str(path)).name == "a new name"
     last = json.loads(path.read_text().splitlines()[-1])
     assert last["type"] == "session_info" and last["parentId"] == writer.parent
+
+
+def test_a_second_listing_reads_only_the_files_that_changed(tmp_path, monkeypatch):
+    agent, cwd = tmp_path / "agent", str(tmp_path / "work")
+    directory = Path(default_session_dir(str(agent), cwd))
+    paths = []
+    for index in range(3):
+        writer = Writer(directory / f"{index}.jsonl", cwd, session_id=f"id-{index}")
+        writer.turn(f"prompt {index}", "answer")
+        paths.append(writer.write())
+    listing.quick_list(cwd, str(agent))
+    scanned: list[str] = []
+    original = listing.QuickScanner.scan
+
+    def counting(self, path, mode=None):
+        scanned.append(path)
+        return original(self, path, mode)
+
+    monkeypatch.setattr(listing.QuickScanner, "scan", counting)
+    rows = listing.quick_list(cwd, str(agent))
+    assert scanned == [] and len(rows) == 3
+    rows[0].name = "changed by the caller"  # rows are copies: the next listing is not affected
+    with paths[1].open("a") as handle:
+        handle.write(
+            json.dumps(
+                {"type": "session_info", "id": "x1", "parentId": None, "timestamp": iso(T0), "name": "new"}
+            )
+            + "\n"
+        )
+    rows = {row.id: row for row in listing.quick_list(cwd, str(agent))}
+    assert scanned == [str(paths[1])]
+    assert rows["id-1"].name == "new" and {rows["id-0"].name, rows["id-2"].name} == {None}

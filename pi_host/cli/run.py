@@ -370,6 +370,9 @@ def _compose_prompts(
     from pi_host.cli import input as cli_input
 
     stdin_text = None
+    if mode == "rpc" and any(message.startswith("@") for message in args.messages):
+        _stderr("Error: @file arguments are not supported in RPC mode")
+        return None, []
     # Without a terminal, --resume reads the picked session number from stdin: leave it alone.
     if mode != "rpc" and not sys.stdin.isatty() and not args.resume:
         data = sys.stdin.read()

@@ -207,7 +207,9 @@ async def _set_thinking_level(server: Any, record: dict[str, Any]) -> Any:
     if level not in THINKING_LEVELS:
         raise ValueError(f"Invalid thinking level: {level}")
     session = server.session
-    await session.set_thinking_level(clamp_thinking_level(session.model, level) if session.model else level)
+    wanted = clamp_thinking_level(session.model, level) if session.model else level
+    if wanted != session.thinking_level:  # pi records a change only
+        await session.set_thinking_level(wanted)
     return NO_DATA
 
 
@@ -235,15 +237,24 @@ def _mode(record: dict[str, Any]) -> str:
     return str(mode)
 
 
+def _save_setting(dotted: str, value: Any) -> None:
+    """pi keeps what these commands set in the user's settings.json (unknown keys kept)."""
+    from pi_host.config.settings import update_user_settings
+
+    update_user_settings({dotted: value})
+
+
 @command("set_steering_mode")
 async def _set_steering_mode(server: Any, record: dict[str, Any]) -> Any:
-    server.session.config.steering_mode = _mode(record)
+    server.session.config.steering_mode = mode = _mode(record)
+    _save_setting("steeringMode", mode)
     return NO_DATA
 
 
 @command("set_follow_up_mode")
 async def _set_follow_up_mode(server: Any, record: dict[str, Any]) -> Any:
-    server.session.config.follow_up_mode = _mode(record)
+    server.session.config.follow_up_mode = mode = _mode(record)
+    _save_setting("followUpMode", mode)
     return NO_DATA
 
 
@@ -259,12 +270,13 @@ async def _compact(server: Any, record: dict[str, Any]) -> Any:
 
 
 def _set_setting(session: Any, section: str, key: str, value: Any) -> None:
-    """Change this run's settings only (pi's RPC toggles are not saved)."""
+    """Change this run's settings, and the saved ones as pi does."""
     settings = dict(session.config.settings or {})
     part = dict(settings.get(section) or {}) if isinstance(settings.get(section), dict) else {}
     part[key] = value
     settings[section] = part
     session.config.settings = settings
+    _save_setting(f"{section}.{key}", value)
 
 
 @command("set_auto_compaction")
@@ -275,7 +287,8 @@ async def _set_auto_compaction(server: Any, record: dict[str, Any]) -> Any:
 
 @command("set_auto_retry")
 async def _set_auto_retry(server: Any, record: dict[str, Any]) -> Any:
-    server.session.auto_retry_enabled = record.get("enabled") is True
+    server.session.auto_retry_enabled = enabled = record.get("enabled") is True
+    _save_setting("retry.enabled", enabled)
     return NO_DATA
 
 
@@ -307,11 +320,13 @@ async def _bash(server: Any, record: dict[str, Any]) -> Any:
 
     controller = AbortController()
     server.bash_controller = controller
+    server.muted_bash += 1
     try:
         result = await run_user_bash(
             server.session, command_text, record.get("excludeFromContext") is True, on_data, controller.signal
         )
     finally:
+        server.muted_bash -= 1
         if server.bash_controller is controller:
             server.bash_controller = None
     return result.to_json()
@@ -497,7 +512,7 @@ async def _get_last_assistant_text(server: Any, record: dict[str, Any]) -> Any:
         )
         if text.strip():
             return {"text": text}
-    return {"text": None}
+    return {}  # pi's text is undefined then, so the key is absent
 
 
 @command("set_session_name")
@@ -518,6 +533,8 @@ async def _get_commands(server: Any, record: dict[str, Any]) -> Any:
     session = server.session
     found: list[dict[str, Any]] = []
     for name, registered in session.commands.items():
+        if getattr(registered, "source", "extension") == "builtin":
+            continue  # pi lists no built-in command (its /compact is the TUI's)
         try:
             path = inspect.getsourcefile(registered.handler) or ""
         except TypeError:

@@ -36,6 +36,8 @@ class RpcServer:
         self.tasks: set[asyncio.Task[Any]] = set()
         self.closed = False
         self.bash_controller: Any = None
+        self.muted_bash = 0
+        """RPC ``bash`` commands recording their message now: pi sends no message events for it."""
         self._unsubscribe: Any = None
         self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._stop = asyncio.Event()
@@ -49,6 +51,9 @@ class RpcServer:
     def send(self, record: dict[str, Any]) -> None:
         if self.closed:
             return
+        if self.muted_bash and record.get("type") in ("message_start", "message_end"):
+            if getattr(record.get("message"), "role", None) == "bashExecution":
+                return
         try:
             self.stdout.write(encode_line(record))
             self.stdout.flush()
@@ -70,9 +75,18 @@ class RpcServer:
     # --- sessions ----------------------------------------------------------------------------
 
     def attach(self, session: Any) -> None:
-        """Serve ``session`` from now on (at start, and after new/switch/fork/clone)."""
+        """Serve ``session`` from now on (at start, and after new/switch/fork/clone). The queue
+        modes and toggles set over RPC carry over, as pi keeps them in its settings."""
         if self._unsubscribe is not None:
             self._unsubscribe()
+            old = self.request.session
+            if old is not session:
+                session.config.steering_mode = old.config.steering_mode
+                session.config.follow_up_mode = old.config.follow_up_mode
+                session.auto_retry_enabled = old.auto_retry_enabled
+                compaction = (old.config.settings or {}).get("compaction")
+                if isinstance(compaction, dict):
+                    session.config.settings = {**(session.config.settings or {}), "compaction": compaction}
         self.request.session = session
         session.ui = self.ui
         self._unsubscribe = session.subscribe(self.send)

@@ -36,7 +36,7 @@ RECOVERY_EXHAUSTED = (
 _FAILURE_PREFIX = {
     "threshold": "Auto-compaction failed: ",
     "overflow": "Context overflow recovery failed: ",
-    "manual": "",
+    "manual": "Compaction failed: ",
 }
 
 

@@ -516,6 +516,9 @@ class InteractiveApp:
     async def ask(self, dialog: Dialog, timeout: float | None = None, signal: Any = None) -> Any:
         self.editor.cancel_completion()  # a menu left open would sit over the dialog
         self.dialogs.append(dialog)
+        # Before the first redraw (pi -r) the layout does not know the dialog's parents yet, and
+        # its own keys would not be found.
+        self.app.layout.update_parents_relations()
         self.app.layout.focus(dialog.focus)
         self.app.invalidate()
         remove = signal.add_listener(lambda: dialog.finish(dialog.default)) if signal is not None else None

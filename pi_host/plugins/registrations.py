@@ -108,7 +108,10 @@ class SessionStoreFactory:
     open: Callable[[Any], Any]
     list_sessions: Callable[..., list[Any]] | None = None
     """Optional ``list_sessions(cwd, agent_dir, session_dir=None, all_dirs=False)``: session
-    summaries (``.to_json()`` gives pi's ``SessionInfo`` fields), newest first."""
+    summaries (``.to_json()`` gives pi's ``SessionInfo`` fields), newest first. A store may also
+    take ``quick=True`` (rows only: no full message text), ``progress=callback`` (rows in
+    batches as files are read) and ``warn=callback`` (damaged files); the session picker uses
+    them when the store accepts them."""
 
 
 @dataclass

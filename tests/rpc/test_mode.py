@@ -393,3 +393,28 @@ def test_sigterm_aborts_the_run_and_exits_with_143(work):
         assert "interrupted (SIGTERM)" in err
     finally:
         rpc.close()
+
+
+def test_a_prompt_during_compaction_is_refused_and_abort_cancels_the_compaction(work, isolated_environment):
+    (isolated_environment["agent"] / "settings.json").write_text(
+        json.dumps({"compaction": {"keepRecentTokens": 1}})
+    )
+    slow_summary = {"text": "## Goal\n" + "s " * 600, "delayMs": 20, "chunkSize": 2}
+    rpc = Rpc(work, [{"text": "one"}, {"text": "two"}, slow_summary])
+    try:
+        for text in ("first", "second"):
+            rpc.ok({"type": "prompt", "message": text})
+            rpc.settled()
+        compact = rpc.send({"type": "compact"})
+        rpc.until(lambda r: r.get("type") == "compaction_start")
+        assert rpc.ok({"type": "get_state"})["isCompacting"] is True
+        refused = rpc.call({"type": "prompt", "message": "too early"})
+        assert refused["success"] is False and "ompaction" in refused["error"]
+        assert rpc.ok({"type": "abort"}) is None
+        answer = rpc.response(compact)
+        assert (answer["success"], answer["error"]) == (False, "Compaction cancelled")
+        end = next(r for r in rpc.seen if r.get("type") == "compaction_end")
+        assert end["aborted"] is True
+        assert rpc.ok({"type": "get_state"})["isCompacting"] is False
+    finally:
+        assert rpc.close() == 0

@@ -224,9 +224,17 @@ class AgentLoop:
                         state["partial"] = event.partial
                         self.context.append(event.partial)
                         await self.emit(events.message_start(event.partial))
-                    elif kind == "done" or kind == "error":
-                        return event.message if kind == "done" else event.error
+                    elif kind == "done":
+                        return event.message
+                    elif kind == "error":
+                        if getattr(event.error, "stop_reason", None) == "aborted":
+                            await self._close_open_block(state)
+                        return event.error
                     else:
+                        if kind in ("text_start", "thinking_start", "text_end", "thinking_end"):
+                            state["open"] = (
+                                (kind[:-6], event.content_index) if kind.endswith("start") else None
+                            )
                         await self.emit(events.message_update(state["partial"], event))
                 raise RuntimeError("provider stream ended without a done or error event")
             finally:
@@ -243,6 +251,7 @@ class AgentLoop:
         except asyncio.CancelledError:
             if not cfg.signal.aborted:
                 raise
+            await self._close_open_block(state)
             final = self._failed_message(state["partial"], "aborted", ABORTED_TEXT)
         except Exception as exc:  # a provider broke its no-raise contract: still end cleanly
             text = f"{type(exc).__name__}: {exc}"
@@ -266,6 +275,21 @@ class AgentLoop:
                 self.context[index] = final
         await self.emit(events.message_end(final))
         return final
+
+    async def _close_open_block(self, state: dict[str, Any]) -> None:
+        """An abort mid-block still ends the block (``text_end`` / ``thinking_end``), as pi does."""
+        from pi_host.protocol.stream import TextEndEvent, ThinkingEndEvent
+
+        kind, index = state.get("open") or (None, None)
+        partial = state["partial"]
+        if kind is None or partial is None or index >= len(partial.content):
+            return
+        block = partial.content[index]
+        end = TextEndEvent if kind == "text" else ThinkingEndEvent
+        text = getattr(block, "text", None) if kind == "text" else getattr(block, "thinking", None)
+        await self.emit(
+            events.message_update(partial, end(content_index=index, content=text or "", partial=partial))
+        )
 
     def _failed_message(self, partial: AssistantMessage | None, reason: str, text: str) -> AssistantMessage:
         model = self.config.model

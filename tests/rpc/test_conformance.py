@@ -233,7 +233,7 @@ def run_scenario(client: RpcClient, world: World, server: LoopbackServer) -> Tra
     step("steer", "steer", {"message": "And steer once more."}, settle=False, racy=True)
     step("get_state/streaming", "get_state", settle=False, racy=True)
     step("clear_queue", "clear_queue", settle=False, racy=True)
-    step("abort", "abort")
+    step("abort", "abort", racy=True)  # deltas already on their way when the abort lands
     step("get_last_assistant_text/after_abort", "get_last_assistant_text")
 
     step("compact", "compact", {"customInstructions": "Keep it short."})
@@ -644,10 +644,6 @@ EVENT_KINDS = [
     "bash_execution_update",
 ]
 
-_ABORT_TEXT_END = (
-    "abort during a text stream: pi 1.6.0 closes the open block with message_update/text_end before "
-    "message_end; pi-host goes straight to message_end"
-)
 _COMMANDS = (
     "get_commands: prompt templates and skills found in the agent dir have sourceInfo.source 'local' "
     "(pi: 'auto'), templates lack baseDir and a skill's baseDir is its own folder (pi: the agent dir for both)"
@@ -665,8 +661,6 @@ KNOWN: dict[tuple[str, str], str] = {
         "(char 30)' where pi 1.6.0 has V8's 'Expected ',' or '}' after property value in JSON at "
         "position 30 (line 1 column 31)'"
     ),
-    ("events", "abort"): _ABORT_TEXT_END,
-    ("event values", "abort"): _ABORT_TEXT_END,
     ("event shape", "tool_execution_update"): (
         "bash tool_execution_update.partialResult: pi 1.6.0 sends {content: []} first, then "
         "{content: [text], details: {}}; pi-host sends {content: [text]} (an empty text first) and no details"

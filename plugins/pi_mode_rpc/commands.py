@@ -125,7 +125,7 @@ async def _get_state(server: Any, record: dict[str, Any]) -> Any:
         state["sessionName"] = name
     state.update(
         autoCompactionEnabled=bool(compactor is not None and compactor.settings().enabled),
-        messageCount=len(session.messages),
+        messageCount=sum(1 for message in session.messages if message is not server.open_message),
         pendingMessageCount=len(session.queues.steering) + len(session.queues.follow_up),
     )
     return state

@@ -36,6 +36,8 @@ class RpcServer:
         self.tasks: set[asyncio.Task[Any]] = set()
         self.closed = False
         self.bash_controller: Any = None
+        self.open_message: Any = None
+        """The assistant message streaming now (pi counts it among the messages at its end)."""
         self.muted_bash = 0
         """RPC ``bash`` commands recording their message now: pi sends no message events for it."""
         self._unsubscribe: Any = None
@@ -49,6 +51,11 @@ class RpcServer:
     # --- output ------------------------------------------------------------------------------
 
     def send(self, record: dict[str, Any]) -> None:
+        kind = record.get("type")
+        if kind == "message_start" and getattr(record.get("message"), "role", None) == "assistant":
+            self.open_message = record["message"]
+        elif kind == "message_end":
+            self.open_message = None
         if self.closed:
             return
         if self.muted_bash and record.get("type") in ("message_start", "message_end"):

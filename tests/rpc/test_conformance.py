@@ -652,10 +652,6 @@ _COMMANDS = (
 KNOWN: dict[tuple[str, str], str] = {
     ("response", "get_commands"): _COMMANDS,
     ("values", "get_commands"): _COMMANDS,
-    ("values", "get_state/streaming"): (
-        "get_state during a stream: pi-host's messageCount counts the assistant message still "
-        "streaming (9); pi 1.6.0 counts it only at message_end (8)"
-    ),
     ("error", "malformed_json"): (
         "the parse error quotes the JSON parser: Python's 'Expecting ',' delimiter: line 1 column 31 "
         "(char 30)' where pi 1.6.0 has V8's 'Expected ',' or '}' after property value in JSON at "

@@ -375,8 +375,7 @@ def _compose_prompts(
         return None, []
     # Without a terminal, --resume reads the picked session number from stdin: leave it alone.
     if mode != "rpc" and not sys.stdin.isatty() and not args.resume:
-        data = sys.stdin.read()
-        stdin_text = data if data.strip() else None
+        stdin_text = sys.stdin.read().strip() or None  # trimmed at both ends, as pi does
     auto_resize = (settings.get("images") or {}).get("autoResize", True) is not False
     try:
         first, images, remaining = cli_input.compose_prompt(list(args.messages), stdin_text, cwd, auto_resize)

@@ -298,11 +298,11 @@ async def test_manual_compaction_result_focus_and_errors():
         await session.compact()
 
 
-async def test_compact_command():
+async def test_compact_with_focus_text():
     router = _history_router()
     session = await small_session()
     await _history(session)
-    assert await session.prompt("/compact keep the test names") == "handled"
+    await session.compact("keep the test names")
     assert len(compactions(session)) == 1
     assert "Additional focus: keep the test names" in request_text(router.summary_requests[0])
 

@@ -162,9 +162,11 @@ def test_length_stop_prints_partial_text_and_exits_1():
     assert out.returncode == 1 and out.stdout == "cut sh\n" and "output token limit" in out.stderr
 
 
-def test_piped_stdin_becomes_the_prompt():
-    out = pi("-p", "--model", "faux/faux-1", stdin="from stdin\n")
-    assert out.returncode == 0 and out.stdout == "faux: from stdin\n\n"
+def test_piped_stdin_becomes_the_prompt_trimmed_as_pi_trims_it():
+    out = pi("-p", "--model", "faux/faux-1", stdin="  from stdin\n\n")
+    assert out.returncode == 0 and out.stdout == "faux: from stdin\n"
+    out = pi("-p", "--model", "faux/faux-1", "and the argument", stdin="from stdin\n")
+    assert out.returncode == 0 and out.stdout == "faux: from stdinand the argument\n"  # no separator, as pi
 
 
 def test_a_broken_plugin_is_named_in_one_line_and_the_run_goes_on(tmp_path):

@@ -118,6 +118,7 @@ async def create_session(options: SessionOptions | None = None, **kwargs: Any) -
         store = open_store(
             host, settings, StoreOptions(cwd=cwd, agent_dir=paths.agent_dir(), **options.store_options)
         )
+    cwd = _session_cwd(store, cwd, options.has_ui)
     restored = store.build_context()
     model = options.model
     if isinstance(model, str):
@@ -160,6 +161,29 @@ async def create_session(options: SessionOptions | None = None, **kwargs: Any) -
     session.compactor = Compactor(session)
     await session.start(options.start_reason, options.previous_session_file)
     return session
+
+
+def _session_cwd(store: Any, cwd: str, has_ui: bool) -> str:
+    """A saved session runs in the directory its header names (``--session``, ``--resume``,
+    ``/resume``, ``/import``), as in pi. When that directory is gone pi refuses outside the
+    terminal; the terminal goes on in the current directory, saying so."""
+    stored = getattr(store, "cwd", None)
+    if not getattr(store, "session_file", None) or not isinstance(stored, str) or not stored:
+        return cwd
+    if os.path.normpath(stored) == os.path.normpath(cwd):
+        return cwd
+    if os.path.isdir(stored):
+        return stored
+    if not has_ui:
+        store.close()
+        raise SessionError(
+            f"Stored session working directory does not exist: {stored}\n"
+            f"Session file: {store.session_file}\nCurrent working directory: {cwd}"
+        )
+    import sys
+
+    sys.stderr.write(f"pi: session cwd does not exist: {stored}; continuing in {cwd}\n")
+    return cwd
 
 
 def run_prompt(prompt: str, **kwargs: Any) -> Any:

@@ -74,6 +74,10 @@ def build_app(result: Any, plugin_flags: list[CliFlag]) -> typer.Typer:
         no_approve: bool = typer.Option(False, "--no-approve", "-na", help="Do not trust this project."),
         strict_plugins: bool = typer.Option(False, "--strict-plugins", help="A failing plugin is fatal."),
         offline: bool = typer.Option(False, "--offline", help="No network beyond configured providers."),
+        no_mcp: bool = typer.Option(
+            False, "--no-mcp", help="No MCP servers (pi-host has no MCP support yet)."
+        ),
+        version: bool = typer.Option(False, "--version", "-v", help="Show the version number."),
         verbose: bool = typer.Option(False, "--verbose", help="More diagnostics on stderr."),
     ) -> None:
         values = dict(locals())

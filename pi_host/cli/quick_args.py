@@ -38,6 +38,8 @@ class RunArgs:
     no_approve: bool = False
     strict_plugins: bool = False
     offline: bool = False
+    no_mcp: bool = False
+    version: bool = False
     verbose: bool = False
     messages: list[str] = field(default_factory=list)
 
@@ -82,6 +84,9 @@ OPTIONS: dict[str, tuple[str, str]] = {
     "-na": ("no_approve", "flag"),
     "--strict-plugins": ("strict_plugins", "flag"),
     "--offline": ("offline", "flag"),
+    "--no-mcp": ("no_mcp", "flag"),
+    "--version": ("version", "flag"),
+    "-v": ("version", "flag"),
     "--verbose": ("verbose", "flag"),
 }
 """Every host option: the ``RunArgs`` field it sets and whether it is a flag, takes a value, or

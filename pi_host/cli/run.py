@@ -134,6 +134,11 @@ def _command(
     args = parse(rest, plugin_flags)
     if isinstance(args, int):  # --help was printed
         return args
+    if args.version:  # not first on the line (the first is answered before anything loads)
+        from pi_host._version import __version__
+
+        sys.stdout.write(f"{__version__}\n")
+        return 0
     if args.export:
         from pi_host.cli.export_cmd import run_export
 
@@ -338,25 +343,38 @@ def _settings_session_dir(settings: dict[str, Any], cwd: str) -> str | None:
     return os.path.join(cwd, os.path.expanduser(value))
 
 
+def _matching(pattern: str, names: Any) -> list[str]:
+    """Tool names a ``--tools`` / ``--exclude-tools`` entry names: itself, or a ``*``/``?`` glob."""
+    import fnmatch
+
+    if any(char in pattern for char in "*?["):
+        return [name for name in names if fnmatch.fnmatchcase(name, pattern)]
+    return [pattern] if pattern in names else []
+
+
 def _apply_tool_flags(session: Any, args: Any) -> None:
+    available = session.all_tools
     active = dict(session.active_tools)
     if args.tools is not None:
-        names = [t.strip() for t in args.tools.split(",") if t.strip()]
-        if names and all(n[0] in "+-" for n in names):
-            for item in names:
-                name = item[1:]
-                if item[0] == "+" and name in session.all_tools:
-                    active[name] = session.all_tools[name]
-                else:
-                    active.pop(name, None)
+        entries = [t.strip() for t in args.tools.split(",") if t.strip()]
+        if entries and all(n[0] in "+-" for n in entries):
+            for item in entries:
+                for name in _matching(item[1:], available):
+                    if item[0] == "+":
+                        active[name] = available[name]
+                    else:
+                        active.pop(name, None)
         else:
-            active = {n: session.all_tools[n] for n in names if n in session.all_tools}
-            for n in names:
-                if n not in session.all_tools:
-                    _stderr(f"pi: unknown tool {n!r} (available: {', '.join(sorted(session.all_tools))})")
+            active = {}
+            for entry in entries:
+                found = _matching(entry, available)
+                if not found:
+                    _stderr(f"pi: unknown tool {entry!r} (available: {', '.join(sorted(available))})")
+                active.update((name, available[name]) for name in found)
     if args.exclude_tools:
-        for name in args.exclude_tools.split(","):
-            active.pop(name.strip(), None)
+        for entry in args.exclude_tools.split(","):
+            for name in _matching(entry.strip(), list(active)):
+                active.pop(name, None)
     if args.no_builtin_tools:
         active = {n: t for n, t in active.items() if n not in session.builtin_tools}
     if args.no_tools:

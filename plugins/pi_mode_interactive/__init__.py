@@ -7,7 +7,7 @@ prompt-toolkit is imported only when this mode runs.
 """
 
 from pi_host import hookimpl
-from pi_host.plugins.registrations import Mode
+from pi_host.plugins.registrations import CliFlag, Mode
 
 
 async def run(request):
@@ -28,4 +28,16 @@ def register_modes():
             description="The terminal interface (the default on a terminal)",
             has_ui=True,
         )
+    ]
+
+
+@hookimpl
+def register_cli_flags():
+    return [
+        CliFlag("theme", "Load a theme file or directory (repeatable)", type="list"),
+        CliFlag("use-theme", "The terminal theme for this run: a name, or light/dark", type="string"),
+        CliFlag("no-themes", "Only the built-in dark and light themes"),
+        CliFlag(
+            "tui-mode", "Terminal layout: regular (pi-host draws inline; fullscreen is pi's)", type="string"
+        ),
     ]

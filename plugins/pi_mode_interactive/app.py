@@ -103,7 +103,11 @@ class InteractiveApp:
         self.cwd = self.session.config.cwd
         self.agent_dir = agent_dir()
         settings = self.session.config.settings or {}
-        self.theme, self._theme_problems = self._load_theme(settings.get("theme"))
+        self.theme, self._theme_problems = self._load_theme(self._flag("use-theme") or settings.get("theme"))
+        if self._flag("tui-mode") not in (None, "", "regular"):
+            self._theme_problems.append(
+                f"--tui-mode {self._flag('tui-mode')}: pi-host draws the regular (inline) layout only"
+            )
         self.renderers = Renderers(request.host, lambda line: self.notice(line, "error"))
         self.transcript = Transcript()
         self.transcript.show_thinking = settings.get("hideThinkingBlock") is not True
@@ -357,11 +361,18 @@ class InteractiveApp:
             self.feed.message_item(message, done=True)
         self.invalidate()
 
+    def _flag(self, name: str) -> Any:
+        return (getattr(self.session.config, "flags", None) or {}).get(name)
+
     def _load_theme(self, name: Any) -> tuple[Any, list[str]]:
+        """``--no-themes``: the built-ins only; ``--theme <path>``: files searched first."""
         from pi_host.lib.render.themes import load_theme
 
+        if self._flag("no-themes") and name not in (None, "system", "dark", "light"):
+            name = None  # a built-in name never reads a theme file
         trusted = bool(getattr(self.session.config, "project_trusted", True))
-        return load_theme(name, agent_dir=self.agent_dir, cwd=self.cwd, project_trusted=trusted)
+        paths = () if self._flag("no-themes") else tuple(self._flag("theme") or ())
+        return load_theme(name, agent_dir=self.agent_dir, cwd=self.cwd, project_trusted=trusted, paths=paths)
 
     def apply_theme(self, name: Any) -> None:
         """Draw with the theme ``name`` from now on (what is in the scrollback keeps its colours)."""

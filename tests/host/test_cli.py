@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -208,3 +209,46 @@ def test_no_tools_declares_none(tool_plugin):
     out = pi("--mode", "json", "--model", "faux/faux-1", "-e", tool_plugin, "--no-tools", "hi")
     system = next(json.loads(line) for line in out.stdout.splitlines() if '"role":"system"' in line)
     assert system["message"]["toolsAdded"] == []
+
+
+PI_160_HELP_OPTIONS = (
+    "--provider --model --api-key --system-prompt --append-system-prompt --mode --print -p --continue -c "
+    "--resume -r --session --session-id --fork --session-dir --no-session --name -n --models --no-tools -nt "
+    "--no-builtin-tools -nbt --tools -t --exclude-tools -xt --thinking --extension -e --no-extensions -ne "
+    "--no-mcp --skill --no-skills -ns --prompt-template --no-prompt-templates -np --theme --use-theme "
+    "--no-themes --no-context-files -nc --export --list-models --verbose --tui-mode --approve -a "
+    "--no-approve -na --offline --help -h --version -v"
+).split()
+"""Every option of pi 1.6.0's ``--help``."""
+
+
+def test_every_option_of_pis_help_is_known(isolated_environment):
+    out = pi("--help")
+    assert out.returncode == 0
+    listed = set(re.findall(r"(?<![\w-])(-{1,2}[a-z][\w-]*)", out.stdout))
+    assert [option for option in PI_160_HELP_OPTIONS if option not in listed] == []
+
+
+def test_pis_flags_are_options_never_prompt_text(isolated_environment, tmp_path):
+    script = [{"text": "{{lastUserMessage}}"}]
+    out = pi(
+        "-p", "--model", "faux/faux-1", "--no-mcp", "--use-theme", "light", "--theme", str(tmp_path),
+        "--no-themes", "--tui-mode", "regular", "--no-context-files", "--no-skills", "hello", script=script,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "--" not in out.stdout and "light" not in out.stdout
+
+
+def test_tool_patterns_in_tools_and_exclude_tools(isolated_environment):
+    script = [{"text": "ok"}]
+
+    def active(*flags: str) -> list[str]:
+        out = pi("--mode", "json", "--model", "faux/faux-1", "--no-session", *flags, "hi", script=script)
+        assert out.returncode == 0, out.stderr
+        starts = [json.loads(line) for line in out.stdout.splitlines() if '"toolsAdded"' in line]
+        declared = starts[0]["message"]["toolsAdded"] if starts else []
+        return sorted(tool["name"] for tool in declared)
+
+    assert active("--tools", "read,*rit*") == ["read", "write"]
+    assert active("--tools", "re?d,ls", "--exclude-tools", "l*") == ["read"]
+    assert active("--exclude-tools", "*i*") == ["bash", "read"]  # pi's default set minus edit and write

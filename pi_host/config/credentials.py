@@ -8,7 +8,8 @@ Config values (models.json ``apiKey`` and header values, auth.json ``key``):
   value unresolved), ``$$`` is ``$``, ``$!`` is ``!``, everything else is literal.
 
 ``auth.json`` lives in the agent dir, is kept at mode 0600 and is written under the lock pi uses
-(:mod:`pi_host.config.json_files`), so pi and pi-host can share it.
+(:mod:`pi_host.config.json_files`), so pi and pi-host can share it. Expiring OAuth tokens are
+refreshed as pi does (:mod:`pi_host.config.oauth_refresh`).
 """
 
 from __future__ import annotations
@@ -113,6 +114,8 @@ class AuthStorage:
     def __init__(self, path: str | None = None) -> None:
         self.path = path or auth_path()
         self.problem: str | None = None
+        self.oauth_problems: dict[str, str] = {}
+        """Per provider, why its OAuth token could not be refreshed (for the error shown)."""
 
     def read(self) -> dict[str, Any]:
         try:
@@ -141,6 +144,27 @@ class AuthStorage:
 
         update_json_file(self.path, change, mode=0o600)
 
+    def _oauth_access(self, provider: str, entry: dict[str, Any]) -> str | None:
+        """The access token, refreshed first (and written back) when it expires within five
+        minutes and pi-host can refresh it (:mod:`pi_host.config.oauth_refresh`); other
+        providers' tokens are used until they expire."""
+        from pi_host.config import oauth_refresh
+
+        if oauth_refresh.can_refresh(provider) and oauth_refresh.expires_soon(entry):
+            try:
+                refreshed = oauth_refresh.refresh_stored(self.path, provider)
+            except (oauth_refresh.RefreshError, OSError, ValueError) as exc:
+                self.oauth_problems[provider] = f"OAuth refresh failed for {provider}: {exc}"
+                return None
+            self.oauth_problems.pop(provider, None)
+            access = (refreshed or {}).get("access")
+            return str(access) if access else None
+        access = entry.get("access")
+        expires = entry.get("expires")
+        if access and (not isinstance(expires, (int, float)) or expires > time.time() * 1000):
+            return str(access)
+        return None
+
     def set_api_key(self, provider: str, key: str) -> None:
         self.update(provider, {"type": "api_key", "key": key})
 
@@ -156,10 +180,6 @@ class AuthStorage:
             return False, None
         kind = entry.get("type", "api_key")
         if kind == "oauth":
-            access = entry.get("access")
-            expires = entry.get("expires")
-            if access and (not isinstance(expires, (int, float)) or expires > time.time() * 1000):
-                return True, str(access)
-            return True, None  # refreshing OAuth tokens is not implemented in pi-host
+            return True, self._oauth_access(provider, entry)
         env = {**os.environ, **self.env_for(provider)}
         return True, resolve_config_value(entry.get("key"), env, cache_commands=True)

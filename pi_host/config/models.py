@@ -144,8 +144,8 @@ class ModelRegistry:
             self.providers[info.id] = info
             for raw in info.models:
                 data = {"api": info.api, "provider": info.id, "baseUrl": info.base_url, **_deepcopy(raw)}
-                if info.headers and "headers" not in raw:
-                    data["headers"] = dict(info.headers)
+                if info.headers:  # the model's own headers win, name by name
+                    data["headers"] = {**info.headers, **(raw.get("headers") or {})}
                 if info.compat:
                     data["compat"] = {**info.compat, **(raw.get("compat") or {})}
                 raw_models[(info.id, data["id"])] = data
@@ -222,6 +222,9 @@ class ModelRegistry:
             data = {"provider": provider_id, **{k: v for k, v in provider_level.items() if k != "compat"}}
             data.update({k: _deepcopy(v) for k, v in model.items()})
             data["provider"] = provider_id
+            headers = {**(spec.get("headers") or {}), **(model.get("headers") or {})}
+            if headers:  # provider headers apply too; the model's win, name by name (as pi)
+                data["headers"] = headers
             compat = {**(spec.get("compat") or {}), **(model.get("compat") or {})}
             if compat:
                 data["compat"] = compat
@@ -342,6 +345,8 @@ class ModelRegistry:
 
     def key_hint(self, provider: str) -> str:
         """One line saying where to put a key for ``provider``."""
+        if provider in self.auth.oauth_problems:
+            return f"{self.auth.oauth_problems[provider]}; sign in again or remove it from {self.auth.path}"
         info = self.providers.get(provider)
         names = info.env_keys if info else []
         auth = self.auth.path

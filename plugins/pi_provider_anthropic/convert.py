@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import os
-import platform
-import sys
 from typing import Any
 
-from pi_host import __version__ as HOST_VERSION
+from pi_host.lib.llm.http import user_agent
 from pi_host.lib.llm.tokens import apply_budget, clamp_max_tokens, clamp_thinking_level, thinking_budget
 from pi_host.lib.llm.transform import scrub_surrogates, transform_messages
 from pi_host.protocol.transcript import replay_system
@@ -40,11 +38,15 @@ def is_oauth_key(key: str | None) -> bool:
     return bool(key) and "sk-ant-oat" in key  # type: ignore[operator]
 
 
+def _auth_header(model: Any) -> bool:
+    return bool(getattr(model, "authHeader", None) or (model.model_extra or {}).get("authHeader"))
+
+
 def uses_bearer(model: Any, key: str | None) -> bool:
     """OAuth tokens, ``ANTHROPIC_AUTH_TOKEN`` (gateways) and models.json ``authHeader``."""
     if is_oauth_key(key):
         return True
-    if getattr(model, "authHeader", None) or (model.model_extra or {}).get("authHeader"):
+    if _auth_header(model):
         return True
     token = os.environ.get("ANTHROPIC_AUTH_TOKEN")
     return bool(token) and key == token
@@ -53,11 +55,6 @@ def uses_bearer(model: Any, key: str | None) -> bool:
 def endpoint(model: Any) -> str:
     base = (model.base_url or "https://api.anthropic.com").rstrip("/")
     return base + ("/messages" if base.endswith("/v1") else "/v1/messages")
-
-
-def user_agent() -> str:
-    py = ".".join(map(str, sys.version_info[:3]))
-    return f"pi-host/{HOST_VERSION} ({sys.platform}; python/{py}; {platform.machine() or 'unknown'})"
 
 
 def cache_control(model: Any, retention: str) -> dict[str, Any] | None:
@@ -281,7 +278,11 @@ def build_request(
     if betas:
         headers["anthropic-beta"] = ",".join(betas)
     if api_key:
-        if uses_bearer(model, api_key):
+        if _auth_header(model) and not is_oauth_key(api_key):
+            # models.json authHeader adds the bearer header; the key header stays (as pi's SDK client)
+            headers["x-api-key"] = api_key
+            headers["authorization"] = f"Bearer {api_key}"
+        elif uses_bearer(model, api_key):
             headers["authorization"] = f"Bearer {api_key}"
         else:
             headers["x-api-key"] = api_key

@@ -171,15 +171,30 @@ def _has_tool_history(messages: list[Any]) -> bool:
     return False
 
 
-def _fill_template(template: Any, values: dict[str, Any]) -> Any:
-    """``$thinking.enabled``-style placeholders in configurable chat-template kwargs."""
-    if isinstance(template, dict):
-        return {key: _fill_template(value, values) for key, value in template.items()}
-    if isinstance(template, list):
-        return [_fill_template(value, values) for value in template]
-    if isinstance(template, str) and template.startswith("$") and template[1:] in values:
-        return values[template[1:]]
-    return template
+def _template_values(template: Any, enabled: bool, effort: Any, budget: int) -> dict[str, Any] | None:
+    """pi's configurable chat-template values (``chatTemplateKwargs`` / ``chatTemplateArgs``):
+    plain values are sent as written; ``{"$var": "thinking.enabled" | "thinking.effort" |
+    "thinking.budget"}`` takes pi's value, and ``"omitWhenOff": true`` drops the entry when
+    thinking is off. An entry with no value (no budget, no effort) is left out, and so is an
+    empty result."""
+    if not isinstance(template, dict):
+        return None
+    out: dict[str, Any] = {}
+    for key, value in template.items():
+        if isinstance(value, dict):
+            if not enabled and value.get("omitWhenOff"):
+                continue
+            var = value.get("$var")
+            if var == "thinking.enabled":
+                value = enabled
+            elif var == "thinking.budget":
+                value = budget if enabled and budget > 0 else None
+            else:
+                value = effort if isinstance(effort, str) else None
+            if value is None:
+                continue
+        out[key] = value
+    return out or None
 
 
 def _budget(body: dict[str, Any], model: Any, level: str, compat: dict[str, Any], options: Any) -> int:
@@ -228,9 +243,13 @@ def _apply_thinking(
     elif fmt == "qwen-chat-template":
         body["chat_template_kwargs"] = {"enable_thinking": enabled, "preserve_thinking": True}
     elif fmt in ("chat-template", "baseten"):
-        template = compat.get("chatTemplateKwargs") or {"enable_thinking": "$thinking.enabled"}
-        values = {"thinking.enabled": enabled, "thinking.effort": effort, "thinking.budget": budget}
-        body["chat_template_kwargs"] = _fill_template(template, values)
+        field = "chat_template_kwargs" if fmt == "chat-template" else "chat_template_args"
+        template = compat.get("chatTemplateKwargs" if fmt == "chat-template" else "chatTemplateArgs")
+        values = _template_values(template, enabled, effort, budget)
+        if values:
+            body[field] = values
+        if fmt == "baseten" and compat.get("supportsReasoningEffort") and isinstance(effort, str):
+            body["reasoning_effort"] = effort
     elif fmt == "string-thinking":
         if effort is not None:
             body["thinking"] = effort

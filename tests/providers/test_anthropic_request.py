@@ -361,7 +361,7 @@ async def test_auth_header_provider_and_user_images(sse_server):
     )
     request = await send(sse_server, model, context)
     assert request.headers["authorization"] == "Bearer sk-ant-api-test"
-    assert "x-api-key" not in request.headers
+    assert request.headers["x-api-key"] == "sk-ant-api-test"  # pi sends both (the SDK keeps x-api-key)
     content = request.json["messages"][0]["content"]
     assert content[0] == {"type": "text", "text": "what is this"}
     assert content[1]["source"] == {"type": "base64", "media_type": "image/png", "data": PNG}

@@ -170,12 +170,25 @@ def test_openrouter_reasoning_affinity_and_anthropic_cache_control():
             "chat-template",
             {
                 "chatTemplateKwargs": {
-                    "thinking": "$thinking.enabled",
-                    "effort": "$thinking.effort",
-                    "budget": "$thinking.budget",
+                    "thinking": {"$var": "thinking.enabled"},
+                    "effort": {"$var": "thinking.effort"},
+                    "budget": {"$var": "thinking.budget"},
+                    "literal": "$thinking.enabled",
                 }
             },
-            {"chat_template_kwargs": {"thinking": True, "effort": "medium", "budget": 7168}},
+            {
+                "chat_template_kwargs": {
+                    "thinking": True,
+                    "effort": "medium",
+                    "budget": 7168,
+                    "literal": "$thinking.enabled",
+                }
+            },
+        ),
+        (
+            "baseten",
+            {"chatTemplateArgs": {"enable_thinking": {"$var": "thinking.enabled"}}},
+            {"chat_template_args": {"enable_thinking": True}},
         ),
     ],
 )
@@ -183,7 +196,23 @@ def test_thinking_formats(fmt, extra, expected):
     body, _, _ = body_for(reasoning=True, thinking_level="medium", compat={"thinkingFormat": fmt, **extra})
     for key, value in expected.items():
         assert body[key] == value
-    assert "reasoning_effort" not in body
+    # baseten sends reasoning_effort beside its template args when the server takes it (as pi)
+    assert ("reasoning_effort" in body) == (fmt == "baseten")
+
+
+def test_chat_template_values_when_thinking_is_off():
+    template = {
+        "on": {"$var": "thinking.enabled"},
+        "effort": {"$var": "thinking.effort"},
+        "budget": {"$var": "thinking.budget"},
+        "gone": {"$var": "thinking.enabled", "omitWhenOff": True},
+        "fixed": 3,
+    }
+    compat = {"thinkingFormat": "chat-template", "chatTemplateKwargs": template}
+    body, _, _ = body_for(reasoning=True, thinking_level="off", compat=compat)
+    assert body["chat_template_kwargs"] == {"on": False, "fixed": 3}
+    body, _, _ = body_for(reasoning=True, thinking_level="low", compat={"thinkingFormat": "chat-template"})
+    assert "chat_template_kwargs" not in body  # no kwargs configured: nothing sent
 
 
 def test_thinking_off_for_template_servers():

@@ -111,6 +111,10 @@ if TYPE_CHECKING:  # the event types, for type checkers and readers (free at run
         type: str
         source: str
 
+    class EntryAppended(TypedDict):
+        type: Literal["entry_appended"]
+        entry: dict[str, Any]
+
     class SessionInfoChanged(TypedDict):
         type: Literal["session_info_changed"]
         name: NotRequired[str]
@@ -230,6 +234,12 @@ def summarization_retry(kind: str, source: str, **fields: Any) -> SummarizationR
     return _compact({"type": f"summarization_retry_{kind}", "source": source, **fields})
 
 
+def entry_appended(entry: dict[str, Any]) -> EntryAppended:
+    """An entry appended to the session file outside the message flow (a retry's or recovery's
+    ``context_edit``, an entry proposed at a boundary), as pi announces them."""
+    return {"type": "entry_appended", "entry": entry}
+
+
 def session_info_changed(name: str | None) -> SessionInfoChanged:
     return _compact({"type": "session_info_changed", "name": name})
 
@@ -258,5 +268,6 @@ if TYPE_CHECKING:
         | AutoRetryStart
         | AutoRetryEnd
         | SummarizationRetry
+        | EntryAppended
         | SessionInfoChanged
     )

@@ -436,10 +436,7 @@ class AgentSession:
                     break
                 final = _last_assistant(new_messages)
                 if self._retry.pending:
-                    entry_id = (
-                        self._last_entry[1] if self._last_entry and self._last_entry[0] is final else None
-                    )
-                    if await self._retry.prepare(final, entry_id, controller.signal):
+                    if await self._retry.prepare(final, controller.signal):
                         next_prompts = []  # continue(): re-send the context without the failed answer
                         continue
                     break
@@ -459,7 +456,7 @@ class AgentSession:
                     "context": list(self.messages),
                 }
                 await self.host.dispatch("agent_before_settle", event, self.ctx)
-                self._append_boundary_entries(event["entries"])
+                await self._append_boundary_entries(event["entries"])
                 if (
                     event["continue"]
                     and self.messages
@@ -525,6 +522,8 @@ class AgentSession:
         self._notify(event)
         if self.host.has("on_event"):
             await self.host.dispatch("event", event, self.ctx)
+        if kind == "message_end":
+            await self._retry.message_end(event["message"])
 
     def _notify(self, event: dict[str, Any]) -> None:
         for listener in self._listeners:
@@ -561,14 +560,14 @@ class AgentSession:
             "continue": False,
         }
         await self.host.dispatch("turn_end", event, self.ctx)
-        self._append_boundary_entries(event["entries"])
+        await self._append_boundary_entries(event["entries"])
         return {"action": "continue"} if event["continue"] else None
 
-    def _append_boundary_entries(self, entries: list[dict[str, Any]]) -> None:
-        """Append the entries proposed at a boundary (the event's rule validated them); a custom
-        message also joins the live context."""
+    async def _append_boundary_entries(self, entries: list[dict[str, Any]]) -> None:
+        """Append the entries proposed at a boundary (the event's rule validated them), each
+        announced with ``entry_appended``; a custom message also joins the live context."""
         for entry in entries:
-            self.store.append(dict(entry))
+            stored = self.store.append(dict(entry))
             if entry["type"] == "custom_message":
                 self.messages.append(
                     CustomMessage(
@@ -578,6 +577,7 @@ class AgentSession:
                         details=entry.get("details"),
                     )
                 )
+            await self._emit(events.entry_appended(stored))
 
     def _will_retry(self, new_messages: list[Any]) -> bool:
         if self._controller is not None and self._controller.signal.aborted:

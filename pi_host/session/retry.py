@@ -5,6 +5,12 @@ connection reset...) and is not a context overflow, the session waits ``base × 
 hides the failed answer from the model with a ``context_edit`` entry (it stays in the file) and
 re-sends the context. ``auto_retry_start`` / ``auto_retry_end`` events report it.
 
+As in pi, ``auto_retry_start`` follows ``agent_end`` and is followed by ``entry_appended`` (the
+``context_edit``); ``auto_retry_end {success: true}`` follows the ``message_end`` of the first
+answer that is not an error, before its ``turn_end``, and starts the count again: a fault in a
+later turn of the same run is attempt 1 again. A run that ends in an error with retries used
+up (or not retryable) closes the sequence with ``success: false`` after its ``agent_end``.
+
 A delay the server asked for (``Retry-After``, named in the error text) is waited out; one beyond
 ``retry.maxAgentDelayMs``, or refused by the provider layer, is not retried at all.
 """
@@ -61,7 +67,7 @@ class AutoRetry:
         )
         return self.pending
 
-    async def prepare(self, final: Any, entry_id: str | None, signal: AbortSignal) -> bool:
+    async def prepare(self, final: Any, signal: AbortSignal) -> bool:
         """Hide the failed answer, wait, and report whether the retry should run."""
         self.pending = False
         self.attempt += 1
@@ -69,8 +75,7 @@ class AutoRetry:
         await self.session.emit_event(
             events.auto_retry_start(self.attempt, self.max_attempts, delay, final.error_message or "")
         )
-        if entry_id is not None:
-            self.session.store.append({"type": "context_edit", "targetId": entry_id, "replacement": None})
+        await omit_answer(self.session, final)
         messages = self.session.messages
         if messages and messages[-1] is final:
             messages.pop()
@@ -81,16 +86,27 @@ class AutoRetry:
             return False
         return True
 
-    async def finish(self, final: Any) -> None:
-        """After a run that is not retried: close an open retry sequence."""
-        if self.attempt == 0:
-            return
-        if final is not None and final.stop_reason not in ("error", "aborted"):
+    async def message_end(self, message: Any) -> None:
+        """After a ``message_end`` has been announced: an answer that is not an error ends the
+        retry sequence (pi counts an aborted answer as one too)."""
+        if self.attempt and getattr(message, "role", None) == "assistant" and message.stop_reason != "error":
             await self.session.emit_event(events.auto_retry_end(True, self.attempt))
-        else:
+            self.attempt = 0
+
+    async def finish(self, final: Any) -> None:
+        """After a run that is not retried: close a retry sequence still open (it failed)."""
+        if self.attempt:
             await self.finish_failed(final.error_message if final is not None else "Retry failed")
-        self.attempt = 0
 
     async def finish_failed(self, error: str | None) -> None:
         await self.session.emit_event(events.auto_retry_end(False, self.attempt, error or ""))
         self.attempt = 0
+
+
+async def omit_answer(session: Any, final: Any) -> None:
+    """Hide a failed answer from the model with a ``context_edit`` (announced with
+    ``entry_appended``, as pi does) when it was stored."""
+    last = getattr(session, "_last_entry", None)
+    if last and last[0] is final and last[1]:
+        entry = session.store.append({"type": "context_edit", "targetId": last[1], "replacement": None})
+        await session.emit_event(events.entry_appended(entry))

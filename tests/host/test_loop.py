@@ -562,8 +562,12 @@ async def test_turn_end_boundary_can_add_a_message_and_ask_for_one_more_request(
     faux.set_responses([{"text": "first answer"}, {"text": "checked"}])
     reviewer = Reviewer()
     session = await new_session(plugins=[reviewer])
+    events = record(session)
     await session.prompt("go")
     assert len(faux.requests) == 2
+    # pi announces an entry a boundary added with entry_appended {entry: the stored entry}
+    [appended] = [e["entry"] for e in events if e["type"] == "entry_appended"]
+    assert appended["type"] == "custom_message" and appended in session.store.entries()
     last_two = faux.requests[1]["messages"][-2:]
     assert [m.role for m in last_two] == ["assistant", "user"]  # custom messages reach the model as user
     assert last_two[1].content[0].text == "Double-check that."

@@ -26,6 +26,7 @@ from pi_host.lib.compaction.projection import branch_path, walk_back
 from pi_host.lib.compaction.results import field_of, json_value, strategy_summary, summary_of
 from pi_host.loop import events
 from pi_host.protocol.abort import AbortController, AbortError
+from pi_host.session.retry import omit_answer
 
 Entry = dict[str, Any]
 
@@ -220,7 +221,7 @@ class Compactor:
             return False
         if kind == "retry":
             self._recovery_attempted = True
-            self._omit(final)
+            await self._omit(final)
             # on failure the omission stays (file and context agree); the session still reports
             # the failed answer as the prompt's result through last_assistant()
             result = await self._auto("overflow", True, signal)
@@ -288,13 +289,11 @@ class Compactor:
             path = [*path, {"type": "context_edit", "id": "?", "targetId": last[1], "replacement": None}]
         return not isinstance(prepare_compaction(path, self.settings(), 0), str)
 
-    def _omit(self, final: Any) -> int | None:
-        """Hide the failed attempt from the model (it stays in the file) and from the context;
-        returns where it was in the context."""
+    async def _omit(self, final: Any) -> int | None:
+        """Hide the failed attempt from the model (it stays in the file; ``entry_appended``
+        announces the edit) and from the context; returns where it was in the context."""
         session = self.session
-        last = getattr(session, "_last_entry", None)
-        if last and last[0] is final and last[1]:
-            session.store.append({"type": "context_edit", "targetId": last[1], "replacement": None})
+        await omit_answer(session, final)
         messages = session.messages
         for index in range(len(messages) - 1, -1, -1):
             if messages[index] is final:
@@ -326,15 +325,18 @@ class Compactor:
             raise CompactionError("Compaction already in progress")
         if signal is not None and signal.aborted:
             raise CompactionCancelled()
+        settings = self.settings()
+        path = branch_path(session.store)
+        prepared = prepare_compaction(path, settings, self.context_tokens())
+        if isinstance(prepared, str) and reason != "manual":
+            # pi attempts no automatic compaction then: no compaction_start / _end pair
+            raise CompactionError(prepared)
         self._busy = True
         controller = self._controller = AbortController()
         unlink = signal.add_listener(lambda: controller.abort("Compaction cancelled")) if signal else None
         from_hook = False
         await session.emit_event(events.compaction_start(reason))
         try:
-            settings = self.settings()
-            path = branch_path(session.store)
-            prepared = prepare_compaction(path, settings, self.context_tokens())
             if isinstance(prepared, str):
                 raise _NothingToDo(prepared)
             prepared.reason = reason
@@ -350,11 +352,8 @@ class Compactor:
                 compaction = await self._summarize(prepared, settings)
             controller.signal.throw_if_aborted()
             entry, result = self._append(compaction, prepared, from_hook)
-        except _NothingToDo as exc:
-            if reason == "manual":
-                await self._failed(reason, str(exc), False, False)
-            else:  # nothing to do is not a failure of automatic compaction
-                await session.emit_event(events.compaction_end(reason))
+        except _NothingToDo as exc:  # manual compaction only
+            await self._failed(reason, str(exc), False, False)
             raise CompactionError(str(exc)) from None
         except (CompactionCancelled, AbortError):
             await self._failed(reason, "Compaction cancelled", True, from_hook, prefix=False)

@@ -73,6 +73,34 @@ class ThinkingBudgets(_Open):
     max: NonNegInt | None = None
 
 
+class CodemodeSection(_Open):
+    mode: Literal["on", "only"] | None = None
+    inlineBudget: NonNegInt | None = None
+
+
+class TerminalSection(_Open):
+    showImages: bool | None = None
+    imageWidthCells: NonNegInt | None = None
+    clearOnShrink: bool | None = None
+    showTerminalProgress: bool | None = None
+    hyperlinks: bool | Literal["auto"] | None = None
+    images: Literal["kitty", "iterm2", "auto", False] | None = None
+    trueColor: bool | Literal["auto"] | None = None
+
+
+class MarkdownSection(_Open):
+    codeBlockIndent: str | None = None
+    mermaid: Literal["off", "final", "streaming"] | None = None
+
+
+class WarningsSection(_Open):
+    anthropicExtraUsage: bool | None = None
+
+
+Disableable = NonNegInt | Literal["disabled"]
+"""Milliseconds, with ``0`` or ``"disabled"`` for no limit."""
+
+
 class Settings(_Open):
     """One settings.json file. Every field is optional; ``None`` means "not set in this file"."""
 
@@ -83,24 +111,28 @@ class Settings(_Open):
     modelThinkingLevels: dict[str, ThinkingLevel] | None = None
     thinkingBudgets: ThinkingBudgets | None = None
     enabledModels: list[str] | None = None
+    showCacheMissNotices: bool | None = None
     # queues and tools
     steeringMode: QueueMode | None = None
     followUpMode: QueueMode | None = None
     defaultTools: list[str] | None = None
     toolExecution: Literal["parallel", "sequential"] | None = None
+    codemode: CodemodeSection | None = None
     # sessions, compaction, retries
     sessionDir: str | None = None
     sessionStore: str | None = None
+    sessionShareDestination: Literal["auto", "gist", "radius"] | None = None
     compaction: CompactionSection | None = None
     branchSummary: BranchSummarySection | None = None
     retry: RetrySection | None = None
     # transport and shell
     transport: Literal["auto", "sse", "websocket", "websocket-cached"] | None = None
-    httpIdleTimeoutMs: NonNegInt | Literal["disabled"] | None = None
-    websocketConnectTimeoutMs: NonNegInt | None = None
+    httpIdleTimeoutMs: Disableable | None = None
+    websocketConnectTimeoutMs: Disableable | None = None
     httpProxy: str | None = None
     shellPath: str | None = None
     shellCommandPrefix: str | None = None
+    selfUpdateCommand: list[str] | None = None
     # pi-host's own keys (pi keeps unknown keys, so they survive pi writing the file)
     shellOutputLogMaxBytes: NonNegInt | None = None
     """Cap of the bash tool's full-output log file (0: no cap)."""
@@ -124,7 +156,27 @@ class Settings(_Open):
     doubleEscapeAction: Literal["tree", "fork", "none"] | None = None
     hideThinkingBlock: bool | None = None
     theme: str | None = None
-    quietStartup: bool | None = None
+    quietStartup: bool | Literal["header"] | None = None
+    externalEditor: str | None = None
+    treeFilterMode: Literal["default", "no-tools", "user-only", "labeled-only", "all"] | None = None
+    tuiMode: Literal["regular", "fullscreen"] | None = None
+    fullscreenExitOutput: Literal["transcript", "resume-hint"] | None = None
+    fullscreenScrollbar: Literal["auto", "always", "hidden"] | None = None
+    fullscreenCopyOnSelect: bool | None = None
+    fullscreenWheelScrollLines: Literal["auto"] | Annotated[int, Field(ge=1, le=100, strict=True)] | None = (
+        None
+    )
+    editorPaddingX: Annotated[int, Field(ge=0, le=3, strict=True)] | None = None
+    outputPad: Literal[0, 1] | None = None
+    autocompleteMaxVisible: Annotated[int, Field(ge=3, le=20, strict=True)] | None = None
+    showHardwareCursor: bool | None = None
+    terminal: TerminalSection | None = None
+    markdown: MarkdownSection | None = None
+    # updates, telemetry and warnings
+    collapseChangelog: bool | None = None
+    enableInstallTelemetry: bool | None = None
+    enableAnalytics: bool | None = None
+    warnings: WarningsSection | None = None
 
 
 # Re-exported: the defaults live in a module without pydantic.

@@ -385,14 +385,17 @@ class InteractiveApp:
         self.show_messages()
         for line in self._theme_problems:
             self.notice(line, "warning")
-        if (self.session.config.settings or {}).get("quietStartup") is True:
+        quiet = (self.session.config.settings or {}).get("quietStartup")
+        if quiet is True:
             return
         version = getattr(sys.modules.get("pi_host"), "__version__", "")
         model = self.session.model
         hint = "esc interrupt · ctrl+c clear · ctrl+d exit · /hotkeys for keys"
         title = self._paint("accent", f"pi-host {version}".strip())
         label = "model: " + (model.key if model else "none (set one with --model)")
-        banner = f"{title} {self._paint('muted', hint)}\n{self._paint('muted', label)}"
+        banner = f"{title} {self._paint('muted', hint)}"
+        if quiet != "header":  # "header" keeps the version and key hints only, as pi
+            banner += "\n" + self._paint("muted", label)
         self.transcript.add(Item(lambda rc: self._fit(banner, rc), done=True))
         self.invalidate()
 

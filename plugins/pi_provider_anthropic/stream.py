@@ -13,6 +13,7 @@ import orjson
 
 from pi_host.lib.llm.builder import MessageBuilder, guard
 from pi_host.lib.llm.http import open_sse, request_headers, run_request_hooks, stream_event_hook
+from pi_host.lib.llm.usage import apply_reported_cost, is_openrouter
 from pi_provider_anthropic.convert import (
     REDACTED_PLACEHOLDER,
     build_request,
@@ -66,15 +67,27 @@ def stream(model: Any, context: Any, options: Any):
     return guard(builder, _run(builder, model, context, options), options.signal)
 
 
-def _usage(builder: MessageBuilder, usage: dict[str, Any]) -> None:
+def _usage(builder: MessageBuilder, usage: dict[str, Any], start: bool = False) -> None:
+    """``message_start`` sets every count (``cacheWrite1h`` included, 0 when absent);
+    ``message_delta`` updates only the counts it carries, and ``reasoning`` comes only from its
+    ``output_tokens_details.thinking_tokens``. OpenRouter's billed cost replaces the total."""
     cache_1h = (usage.get("cache_creation") or {}).get("ephemeral_1h_input_tokens")
-    builder.set_usage(
-        input=usage.get("input_tokens"),
-        output=usage.get("output_tokens"),
-        cache_read=usage.get("cache_read_input_tokens"),
-        cache_write=usage.get("cache_creation_input_tokens"),
-        cache_write_1h=cache_1h if cache_1h else None,
-    )
+    if start:
+        cache_1h = cache_1h or 0
+    builder.message.usage.cost.total_from_provider = False  # priced again below, as pi does on each event
+    thinking = (usage.get("output_tokens_details") or {}).get("thinking_tokens")
+    names = {
+        "input": "input_tokens",
+        "output": "output_tokens",
+        "cache_read": "cache_read_input_tokens",
+        "cache_write": "cache_creation_input_tokens",
+    }
+    counts = {ours: usage.get(theirs) for ours, theirs in names.items()}
+    if start:  # absent counts are 0 at the start; later events leave them as they are
+        counts = {name: value or 0 for name, value in counts.items()}
+    priced = builder.set_usage(cache_write_1h=cache_1h, reasoning=thinking, **counts)
+    if usage and not start and is_openrouter(builder.model):
+        apply_reported_cost(priced, usage)
 
 
 async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
@@ -119,7 +132,7 @@ async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
                     message.response_id = info.get("id")
                     if info.get("model"):
                         message.response_model = info["model"]
-                    _usage(builder, info.get("usage") or {})
+                    _usage(builder, info.get("usage") or {}, start=True)
                 elif kind == "message_delta":
                     delta = event.get("delta") or {}
                     if delta.get("stop_reason"):

@@ -17,10 +17,16 @@ from typing import Any
 import orjson
 
 from pi_host.lib.llm.builder import MessageBuilder, guard, sign_block
-from pi_host.lib.llm.http import open_sse, request_headers, run_request_hooks, stream_event_hook
+from pi_host.lib.llm.http import (
+    open_sse,
+    request_headers,
+    run_request_hooks,
+    stream_event_hook,
+    user_agent,
+)
 from pi_host.lib.llm.tokens import clamp_max_tokens
 from pi_host.lib.llm.transform import scrub_body, transform_messages
-from pi_host.protocol import Usage
+from pi_host.protocol import Cost, Usage
 from pi_provider_google.request import build_body
 
 API = "google-generative-ai"
@@ -33,16 +39,17 @@ class StreamFailure(Exception):
 
 
 def usage_from(raw: dict[str, Any]) -> Usage:
+    """``output`` includes the thought tokens, which are also ``reasoning`` (always set, 0 when not
+    reported)."""
     cached = raw.get("cachedContentTokenCount") or 0
     thoughts = raw.get("thoughtsTokenCount") or 0
-    usage = Usage(
+    return Usage(
         input=max(0, (raw.get("promptTokenCount") or 0) - cached),
         output=(raw.get("candidatesTokenCount") or 0) + thoughts,
         cache_read=cached,
+        reasoning=thoughts,
+        cost=Cost(total_from_provider=False),
     )
-    if thoughts:
-        usage.reasoning = thoughts
-    return usage
 
 
 class GoogleParser:
@@ -164,9 +171,10 @@ def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any]
     cap = clamp_max_tokens(model, messages, options.max_tokens or None)
     body = scrub_body(build_body(model, messages, context.tools, options, cap))
     url = f"{model.base_url.rstrip('/')}/models/{model.id}:streamGenerateContent?alt=sse"
-    headers = request_headers(
-        model, options, {"x-goog-api-key": options.api_key} if options.api_key else None
-    )
+    base = {"user-agent": user_agent()}
+    if options.api_key:
+        base["x-goog-api-key"] = options.api_key
+    headers = request_headers(model, options, base)
     return url, body, headers
 
 

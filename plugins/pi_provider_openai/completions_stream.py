@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pi_host.lib.llm.usage import apply_reported_cost, is_openrouter
 from pi_host.protocol import Cost, Usage
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
@@ -33,32 +34,29 @@ class StreamFailure(Exception):
     """The stream itself reported an error (an ``error`` chunk)."""
 
 
+def _first(*values: Any) -> Any:
+    return next((value for value in values if value is not None), 0)
+
+
 def usage_from(raw: dict[str, Any]) -> Usage:
-    """Reference §1.4 mapping of an OpenAI-style ``usage`` object."""
+    """Reference §1.4 mapping of an OpenAI-style ``usage`` object. ``reasoning`` is always set
+    (0 when not reported) and ``cost.totalFromProvider`` is false, as pi writes them; the
+    OpenRouter billed cost is applied after pricing (:func:`apply_reported_cost`)."""
     prompt_details = raw.get("prompt_tokens_details") or {}
     completion_details = raw.get("completion_tokens_details") or {}
-    cache_read = (
-        prompt_details.get("cached_tokens")
-        or raw.get("prompt_cache_hit_tokens")
-        or raw.get("cached_tokens")
-        or 0
+    cache_read = _first(
+        prompt_details.get("cached_tokens"), raw.get("prompt_cache_hit_tokens"), raw.get("cached_tokens")
     )
     cache_write = prompt_details.get("cache_write_tokens") or 0
     prompt = raw.get("prompt_tokens") or 0
-    usage = Usage(
+    return Usage(
         input=max(0, prompt - cache_read - cache_write),
         output=raw.get("completion_tokens") or 0,
         cache_read=cache_read,
         cache_write=cache_write,
+        reasoning=completion_details.get("reasoning_tokens") or raw.get("reasoning_tokens") or 0,
+        cost=Cost(total_from_provider=False),
     )
-    reasoning = completion_details.get("reasoning_tokens")
-    if reasoning:
-        usage.reasoning = reasoning
-    reported = raw.get("cost")
-    if isinstance(reported, (int, float)) and not isinstance(reported, bool):
-        # OpenRouter bills the request itself; keep its figure.
-        usage.cost = Cost(total=reported, total_from_provider=True)
-    return usage
 
 
 def map_finish_reason(reason: str | None) -> tuple[str, str | None]:
@@ -151,7 +149,7 @@ class CompletionsParser:
             raise StreamFailure(text or "Provider reported an error")
         usage = chunk.get("usage") or (chunk.get("x_groq") or {}).get("usage")  # Groq's own place
         if usage:
-            self.builder.set_usage(usage_from(usage))
+            self._usage(usage)
         choices = chunk.get("choices")
         if not choices:
             return ()
@@ -159,11 +157,16 @@ class CompletionsParser:
         delta = choice.get("delta")
         events: Any = self._delta(delta) if delta else ()
         if choice.get("usage"):
-            self.builder.set_usage(usage_from(choice["usage"]))
+            self._usage(choice["usage"])
         reason = choice.get("finish_reason")
         if reason:
             self.finish_reason = reason
         return events
+
+    def _usage(self, raw: dict[str, Any]) -> None:
+        usage = self.builder.set_usage(usage_from(raw))
+        if is_openrouter(self.builder.model):
+            apply_reported_cost(usage, raw)
 
     def _text(self, content: str) -> tuple[Any, ...]:
         if self._kind != "text":

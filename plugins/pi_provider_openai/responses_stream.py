@@ -22,16 +22,18 @@ class StreamFailure(Exception):
 
 
 def usage_from(raw: dict[str, Any]) -> Usage:
-    cached = (raw.get("input_tokens_details") or {}).get("cached_tokens") or 0
-    usage = Usage(
-        input=max(0, (raw.get("input_tokens") or 0) - cached),
+    """``input`` excludes cached and cache-write tokens (OpenAI counts both in
+    ``input_tokens``); ``reasoning`` is always set (0 when not reported)."""
+    details = raw.get("input_tokens_details") or {}
+    cached = details.get("cached_tokens") or 0
+    cache_write = details.get("cache_write_tokens") or 0
+    return Usage(
+        input=max(0, (raw.get("input_tokens") or 0) - cached - cache_write),
         output=raw.get("output_tokens") or 0,
         cache_read=cached,
+        cache_write=cache_write,
+        reasoning=(raw.get("output_tokens_details") or {}).get("reasoning_tokens") or 0,
     )
-    reasoning = (raw.get("output_tokens_details") or {}).get("reasoning_tokens")
-    if reasoning:
-        usage.reasoning = reasoning
-    return usage
 
 
 class ResponsesParser:
@@ -183,6 +185,8 @@ class ResponsesParser:
         self.status = response.get("status") or event.get("type", "").rsplit(".", 1)[-1]
         if response.get("usage"):
             self.builder.set_usage(usage_from(response["usage"]))
+        # pi prices every finished response, with or without usage: the flag is always written.
+        self.builder.message.usage.cost.total_from_provider = False
         details = response.get("incomplete_details") or {}
         self.incomplete_reason = details.get("reason")
         error = response.get("error")

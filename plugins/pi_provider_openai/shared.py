@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from pi_host.lib.llm.http import request_headers
+from pi_host.lib.llm.http import request_headers, user_agent
 from pi_host.lib.llm.transform import scrub_body, short_hash
 
 loads = orjson.loads
@@ -49,8 +49,11 @@ def transform(model: Any, messages: list[Any], normalize_id: Any = "auto") -> li
 
 
 def auth_headers(model: Any, options: Any) -> dict[str, str]:
-    """``authorization: Bearer <key>``, then the model's and the caller's headers (later win)."""
-    base = {"authorization": f"Bearer {options.api_key}"} if options.api_key else None
+    """``user-agent`` and ``authorization: Bearer <key>``, then the model's and the caller's
+    headers (later win)."""
+    base = {"user-agent": user_agent()}
+    if options.api_key:
+        base["authorization"] = f"Bearer {options.api_key}"
     return request_headers(model, options, base)
 
 

@@ -107,7 +107,8 @@ class ReadTool(FileTool):
                 raise ToolError(f"Cannot read {path_arg}: {not_regular_text(info.special)}")
             return candidate
         reason = os_error_text(first_error) if first_error else "not found"
-        raise ToolError(f"Cannot read {path_arg}: {reason}")
+        # The resolved path, as pi reports it: it shows where the file was looked for.
+        raise ToolError(f"Cannot read {candidates[0] if candidates else path_arg}: {reason}")
 
     async def _read_image(self, path: str, mime: str, ctx: ToolContext) -> ToolResult:
         data = await self.fs.read_bytes(path)
@@ -196,14 +197,11 @@ async def read_text(
         wanted |= {start + count - 1, start + count}
     wanted.discard(0)
     scan = await _scan(fs, path, wanted, signal)
-    # Lines a reader would count (the final empty "line" after a trailing newline is not one).
-    logical_total = (
-        scan.total_lines - 1 if scan.ends_with_newline and scan.total_lines > 1 else scan.total_lines
-    )
-    if start >= scan.total_lines:
-        raise ToolError(
-            f"Offset {int(offset)} is beyond the end of {path_arg}, which has {logical_total} lines"
-        )
+    # As in pi, lines are the file split on newlines: a trailing newline ends in an empty last
+    # line, which counts in the totals and offsets (a 3-line file ending in "\n" has 4).
+    total = scan.total_lines
+    if start >= total:
+        raise ToolError(f"Offset {int(offset)} is beyond the end of {path_arg}, which has {total} lines")
 
     def line_start(index: int) -> int:
         return 0 if index == 0 else scan.newline_at[index] + 1
@@ -239,25 +237,27 @@ async def read_text(
     window_size = min(selected_bytes, max_bytes + 1)
     window = await fs.read_bytes(path, begin_byte, window_size) if window_size else b""
     pieces = window.split(b"\n")
+    ends_empty = False
     if window_size < selected_bytes:
         pieces.pop()  # cut by the window: cannot fit anyway
     elif len(pieces) > 1 and pieces[-1] == b"":
         pieces.pop()
+        ends_empty = True  # the selection ends with a newline, which the text keeps
     pieces = pieces[: max_lines + 1]
     lines = [piece.decode("utf-8", errors="replace") for piece in pieces]
     sizes = [len(piece) for piece in pieces]
     truncation = head_from_sizes(lines, sizes, selected_count, selected_bytes, max_lines, max_bytes)
-    text = truncation.content
+    text = truncation.content + ("\n" if ends_empty and not truncation.truncated else "")
     last_shown = start + truncation.output_lines
     if truncation.truncated:
         details = {"truncation": truncation.to_details()}
         limit_note = f" ({format_size(max_bytes)} limit)" if truncation.truncated_by == "bytes" else ""
         notices.append(
-            f"Showing lines {start + 1}-{last_shown} of {logical_total}{limit_note}. "
+            f"Showing lines {start + 1}-{last_shown} of {total}{limit_note}. "
             f"Use offset={last_shown + 1} to continue"
         )
-    elif count is not None and start + count < logical_total:
-        remaining = logical_total - (start + count)
+    elif count is not None and start + count < total:
+        remaining = total - (start + count)
         notices.append(f"{remaining} more lines in the file. Use offset={start + count + 1} to continue")
     text = with_notices(text, notices)
     return ToolResult(content=[TextContent(text=text)], details=details, structured_content=text)

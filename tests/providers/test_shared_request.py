@@ -86,6 +86,7 @@ def test_configured_header_values_resolve_for_every_adapter(monkeypatch):
         BASE, api="google-generative-ai", provider="google", id="gemini-2.5-flash", headers=headers
     )
     _, _, sent = prepare_google(gemini, LlmContext(messages=transcript()), options())
+    assert sent.pop("user-agent").startswith("pi-host/")
     assert sent == {"x-goog-api-key": "sk-test-key", "x-team": "blue", "x-literal": "a$b"}
 
 

@@ -101,9 +101,9 @@ async def test_file_tools_on_a_non_local_filesystem(tmp_path):
     cwd = REMOTE  # does not exist locally
     read = pi_tool_read.create_tool(fs=fs)
     result = await run(read, {"path": "notes.txt", "offset": 29}, cwd)
-    assert text_of(result) == "note 29\nnote 30"
+    assert text_of(result) == "note 29\nnote 30\n"
     result = await run(read, {"path": "notes.txt", "offset": 3, "limit": 2}, cwd)
-    assert text_of(result).startswith("note 3\nnote 4\n\n[26 more lines")
+    assert text_of(result).startswith("note 3\nnote 4\n\n[27 more lines")  # 30 lines + the empty last one
     assert "beyond" in await run_error(read, {"path": "notes.txt", "offset": 99}, cwd)
 
     await run(pi_tool_write.create_tool(fs=fs), {"path": "new/dir/f.txt", "content": "made"}, cwd)

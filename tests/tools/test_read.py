@@ -43,7 +43,7 @@ async def test_2000_line_limit_points_at_offset_2001(tool, tmp_path):
     body, notice = text.split("\n\n[")
     assert body.splitlines()[-1] == "line 2000"
     assert len(body.splitlines()) == 2000
-    assert "1-2000 of 2500" in notice and "offset=2001" in notice
+    assert "1-2000 of 2501" in notice and "offset=2001" in notice
     truncation = result.details["truncation"]
     assert truncation["truncatedBy"] == "lines" and truncation["outputLines"] == 2000
 
@@ -71,19 +71,20 @@ async def test_offset_and_limit_with_remaining_notice(tool, tmp_path):
     result = await run(tool, {"path": "a.txt", "offset": 10, "limit": 3}, str(tmp_path))
     text = text_of(result)
     assert text.startswith("line 10\nline 11\nline 12\n\n[")
-    assert "88 more lines" in text and "offset=13" in text
+    assert "89 more lines" in text and "offset=13" in text
 
 
 async def test_limit_reaching_end_has_no_notice(tool, tmp_path):
     write_lines(tmp_path / "a.txt", 10)
     result = await run(tool, {"path": "a.txt", "offset": 8, "limit": 5}, str(tmp_path))
-    assert text_of(result) == "line 8\nline 9\nline 10"
+    assert text_of(result) == "line 8\nline 9\nline 10\n"  # the trailing newline is kept
 
 
 async def test_offset_beyond_end_is_an_error_with_line_count(tool, tmp_path):
     write_lines(tmp_path / "a.txt", 10)
     message = await run_error(tool, {"path": "a.txt", "offset": 50}, str(tmp_path))
-    assert "beyond the end" in message and "10 lines" in message
+    # pi counts the empty line after the final newline: 10 written lines are 11
+    assert "beyond the end" in message and "11 lines" in message
 
 
 async def test_empty_file_has_one_line(tool, tmp_path):
@@ -203,7 +204,7 @@ async def test_huge_file_read_near_end_streams(tool, tmp_path):
         for start in range(0, 300_000, 10_000):
             handle.write("".join(f"row {i}\n" for i in range(start, start + 10_000)))
     result = await run(tool, {"path": str(path), "offset": 299_998}, str(tmp_path))
-    assert text_of(result) == "row 299997\nrow 299998\nrow 299999"
+    assert text_of(result) == "row 299997\nrow 299998\nrow 299999\n"
     assert os.path.getsize(path) > 2_000_000
 
 

@@ -172,6 +172,18 @@ def idle_timeout_s(options: Any) -> float | None:
     return idle_timeout(options)[0]
 
 
+def user_agent() -> str:
+    """``pi-host/<version> (<platform>; python/<ver>; <arch>)``, sent by every provider adapter
+    (pi sends ``pi/<version> (<platform>; node/<ver>; <arch>)``)."""
+    import platform
+    import sys
+
+    from pi_host._version import __version__
+
+    py = ".".join(map(str, sys.version_info[:3]))
+    return f"pi-host/{__version__} ({sys.platform}; python/{py}; {platform.machine() or 'unknown'})"
+
+
 def request_headers(model: Any, options: Any, base: dict[str, str] | None = None) -> dict[str, str]:
     """The headers of one request: ``base`` (the API's own and the key header), then the model's
     configured ``headers`` (config values resolved: ``$VAR``, ``!command``; unresolved ones left

@@ -6,6 +6,7 @@ the highest tier whose ``inputTokensAbove`` the request's input exceeds.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from pi_host.protocol import Cost, Usage
@@ -62,7 +63,12 @@ def calculate_cost(model: Any, usage: Usage) -> Cost:
     cost.input = _price(prices, "input", "input") / 1e6 * usage.input
     cost.output = _price(prices, "output", "output") / 1e6 * usage.output
     cost.cache_read = _price(prices, "cache_read", "cacheRead") / 1e6 * usage.cache_read
-    cost.cache_write = _price(prices, "cache_write", "cacheWrite") / 1e6 * usage.cache_write
+    # A 1-hour cache write is billed at twice the input price, the rest at the cache-write price.
+    long_write = usage.cache_write_1h or 0
+    cost.cache_write = (
+        _price(prices, "cache_write", "cacheWrite") * (usage.cache_write - long_write)
+        + _price(prices, "input", "input") * 2 * long_write
+    ) / 1e6
     cost.total = cost.input + cost.output + cost.cache_read + cost.cache_write
     return cost
 
@@ -72,3 +78,52 @@ def finalize_usage(model: Any, usage: Usage) -> Usage:
     usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
     calculate_cost(model, usage)
     return usage
+
+
+def is_openrouter(model: Any) -> bool:
+    """OpenRouter by provider name or base URL (its usage may carry the billed cost)."""
+    return getattr(model, "provider", None) == "openrouter" or "openrouter.ai" in (
+        getattr(model, "base_url", None) or ""
+    )
+
+
+def _valid_cost(value: Any) -> bool:
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value >= 0
+    )
+
+
+def apply_reported_cost(usage: Usage, raw: dict[str, Any]) -> None:
+    """Replace ``cost.total`` with the billed cost an OpenRouter usage object reports, marking
+    ``totalFromProvider``. Needs ``cost`` and ``is_byok``; a bring-your-own-key request adds the
+    upstream cost (``cost_details.upstream_inference_cost``, or its prompt + completions parts
+    when that is null). Incomplete accounting leaves the catalog total alone."""
+    reported = raw.get("cost")
+    if not _valid_cost(reported):
+        return
+    byok = raw.get("is_byok")
+    if byok is False:
+        total = reported
+    elif byok is True:
+        details = raw.get("cost_details")
+        if not isinstance(details, dict):
+            return
+        upstream = details.get("upstream_inference_cost")
+        if upstream is None:
+            parts = (
+                details.get("upstream_inference_prompt_cost"),
+                details.get("upstream_inference_completions_cost"),
+            )
+            if not all(_valid_cost(part) for part in parts):
+                return
+            upstream = parts[0] + parts[1]
+        if not _valid_cost(upstream):
+            return
+        total = reported + upstream
+    else:
+        return
+    usage.cost.total = total
+    usage.cost.total_from_provider = True

@@ -227,11 +227,17 @@ SESSION_VARIABLES = ("PI_SESSION_ID", "PI_SESSION_FILE", "PI_PROVIDER", "PI_MODE
 leak its own."""
 
 
+AGENT_MARKERS = {"PI_CODING_AGENT": "true", "AI_AGENT": "pi"}
+"""Set in every command's environment (the agent's and the user's ``!`` commands), as pi sets them
+on its own process at start-up so that all its children inherit them."""
+
+
 def command_environment(scrub_keys: bool = False, key_variables: tuple[str, ...] = ()) -> dict[str, str]:
-    """This process's environment for a command, without inherited session variables; with
-    ``scrub_keys`` (the ``shellScrubProviderKeys`` setting) also without the providers' key
-    variables. As in pi, keys are inherited by default."""
+    """This process's environment for a command, plus :data:`AGENT_MARKERS`, without inherited
+    session variables; with ``scrub_keys`` (the ``shellScrubProviderKeys`` setting) also without
+    the providers' key variables. As in pi, keys are inherited by default."""
     env = {name: value for name, value in os.environ.items() if name not in SESSION_VARIABLES}
+    env.update(AGENT_MARKERS)
     if scrub_keys:
         for name in key_variables:
             env.pop(name, None)

@@ -661,10 +661,6 @@ KNOWN: dict[tuple[str, str], str] = {
         "bash tool_execution_update.partialResult: pi 1.6.0 sends {content: []} first, then "
         "{content: [text], details: {}}; pi-host sends {content: [text]} (an empty text first) and no details"
     ),
-    ("apart", "usage"): (
-        "assistant usage: pi 1.6.0's openai-completions usage has 'reasoning' (tokens) and "
-        "cost.totalFromProvider once the provider reported usage; pi-host has neither"
-    ),
     ("apart", "responseModel"): (
         "assistant messages: pi-host adds 'responseModel' (the model the server named); pi 1.6.0 has no such field"
     ),

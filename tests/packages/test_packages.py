@@ -1,0 +1,224 @@
+"""``pi install`` / ``list`` / ``remove`` / ``update`` / ``install --sync``, driven through the real
+``pi`` of throw-away virtual environments.
+
+Each environment is ``python -m venv --without-pip`` plus a ``.pth`` file that adds the shared
+test environment's site-packages (pi-host, its dependencies, pip and hatchling) the way pipx
+shares pip: pip then installs into the throw-away environment only, offline (``--no-index``,
+``--no-build-isolation``), and nothing is written to the shared environment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+GUARD = REPO / "extension_examples" / "pi-guard"
+SHARED_SITE = sysconfig.get_paths()["purelib"]
+OFFLINE = ["--no-index", "--no-build-isolation"]
+DANGEROUS = json.dumps(  # harmless if it ever ran: pi-guard's deny list matches "mkfs"
+    [{"toolCalls": [{"name": "bash", "arguments": {"command": "echo mkfs"}}]}, {"text": "done"}]
+)
+
+
+def make_venv(where: Path) -> Path:
+    """A fresh environment whose ``bin/pi`` runs pi-host from the shared site-packages."""
+    try:
+        subprocess.run(
+            [sys.executable, "-m", "venv", "--without-pip", str(where)],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        pytest.skip(f"cannot create a virtual environment here: {exc}")
+    python = where / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    Path(site, "_pi_host_shared.pth").write_text(f"import site; site.addsitedir({SHARED_SITE!r})\n")
+    pi = where / "bin" / "pi"
+    pi.write_text(f"#!{python}\nimport sys\nfrom pi_host.cli import main\nsys.exit(main())\n")
+    pi.chmod(0o755)
+    return where
+
+
+def pi(venv: Path, *args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess:
+    environment = dict(os.environ, PIP_CACHE_DIR=str(venv / "pip-cache"), **env)
+    environment.pop("PYTHONPATH", None)
+    return subprocess.run(
+        [str(venv / "bin" / "pi"), *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+def site_listing(venv: Path) -> list[str]:
+    return sorted(p.name for p in venv.glob("lib/python*/site-packages/*"))
+
+
+def manifest(agent: Path) -> dict:
+    return json.loads((agent / "pi-host-packages.json").read_text())
+
+
+def guard_blocks(venv: Path) -> bool:
+    out = pi(venv, "--model", "faux/faux-1", "--mode", "json", "clean up", PI_FAUX_SCRIPT=DANGEROUS)
+    assert out.returncode == 0, out.stderr
+    results = [
+        json.loads(line)
+        for line in out.stdout.splitlines()
+        if line.startswith("{") and '"tool_execution_end"' in line
+    ]
+    assert results, out.stdout
+    text = json.dumps(results)
+    return "pi-guard refused" in text
+
+
+def test_install_list_run_remove_and_sync(tmp_path, isolated_environment):
+    agent = isolated_environment["agent"]
+    first = make_venv(tmp_path / "first")
+    before = site_listing(first)
+
+    out = pi(first, "install", *OFFLINE, os.path.relpath(GUARD, Path.cwd()))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["Installed pi-guard 0.1.0 (provides: guard)"]
+    assert "pi_guard" in site_listing(first)
+    [entry] = manifest(agent)["packages"]
+    assert (entry["spec"], entry["name"], entry["version"]) == (str(GUARD), "pi-guard", "0.1.0")
+    assert entry["editable"] is False and entry["installedAt"].endswith("Z")
+
+    listed = pi(first, "list")
+    assert listed.stdout.splitlines() == [
+        "pi-guard 0.1.0  [user]",
+        f"    from: {GUARD}",
+        "    pi_host: guard = pi_guard",
+    ]
+    [row] = json.loads(pi(first, "list", "--json").stdout)
+    assert row["entryPoints"] == ["guard = pi_guard"] and row["installed"] and row["scope"] == "user"
+    plugins = {r["name"]: r for r in json.loads(pi(first, "plugins", "--json").stdout)}
+    assert plugins["guard"]["source"] == "installed" and plugins["guard"]["origin"] == "pi-guard"
+    assert plugins["packages"]["source"] == "builtin"
+    assert guard_blocks(first)
+
+    # a fresh environment (pi-host reinstalled): a one-line hint, then --sync restores the package
+    second = make_venv(tmp_path / "second")
+    run = pi(second, "--model", "faux/faux-1", "-p", "hi")
+    assert run.returncode == 0
+    assert run.stderr.splitlines() == [
+        "pi: 1 recorded plugin package is not installed in this environment (pi-guard): "
+        "run 'pi install --sync'"
+    ]
+    assert "MISSING" in pi(second, "list").stdout
+    synced = pi(second, "install", "--sync", *OFFLINE)
+    assert synced.returncode == 0, synced.stderr
+    assert synced.stdout.splitlines() == ["Installed pi-guard 0.1.0 (provides: guard)"]
+    assert guard_blocks(second)
+    quiet = pi(second, "--model", "faux/faux-1", "-p", "hi")
+    assert quiet.stderr == ""
+    assert pi(second, "install", "--sync").stdout == "Every recorded plugin package is installed\n"
+
+    # update reinstalls from the recorded spec and keeps the entry
+    updated = pi(first, "update", *OFFLINE)
+    assert updated.returncode == 0, updated.stderr
+    assert "Installed pi-guard 0.1.0" in updated.stdout
+
+    removed = pi(first, "remove", "pi-guard")
+    assert removed.returncode == 0, removed.stderr
+    assert removed.stdout == "Removed pi-guard 0.1.0\n"
+    assert site_listing(first) == before
+    assert manifest(agent)["packages"] == []
+    assert pi(first, "list").stdout == "No plugin packages installed\n"
+    assert "guard" not in {r["name"] for r in json.loads(pi(first, "plugins", "--json").stdout)}
+    assert not guard_blocks(first)
+    again = pi(first, "uninstall", "pi-guard")
+    assert again.returncode == 1 and again.stderr == "pi: pi-guard is not installed\n"
+
+
+def test_failing_install_changes_nothing(tmp_path, isolated_environment):
+    agent = isolated_environment["agent"]
+    venv = make_venv(tmp_path / "venv")
+    before = site_listing(venv)
+    broken = tmp_path / "needs-missing"
+    (broken / "needs_missing").mkdir(parents=True)
+    (broken / "needs_missing" / "__init__.py").write_text("")
+    (broken / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
+        '[project]\nname = "needs-missing"\nversion = "1.0"\n'
+        'dependencies = ["no-such-distribution-pi-host-test"]\n'
+        '[project.entry-points.pi_host]\nneeds = "needs_missing"\n'
+    )
+    for spec, line in [
+        (
+            str(tmp_path / "nowhere"),
+            f"pi: installing {tmp_path / 'nowhere'} failed: no such file or directory",
+        ),
+        (
+            "no-such-distribution-pi-host-test",
+            "pi: installing no-such-distribution-pi-host-test failed: "
+            "No matching distribution found for no-such-distribution-pi-host-test",
+        ),
+        (
+            str(broken),
+            f"pi: installing {broken} failed: "
+            "No matching distribution found for no-such-distribution-pi-host-test",
+        ),
+    ]:
+        out = pi(venv, "install", *OFFLINE, spec)
+        assert out.returncode == 1
+        assert out.stderr.splitlines() == [line]
+        assert out.stdout == ""
+    assert site_listing(venv) == before
+    assert not (agent / "pi-host-packages.json").exists()
+
+
+def test_project_scope_needs_trust(tmp_path, isolated_environment):
+    venv = make_venv(tmp_path / "venv")
+    project = isolated_environment["work"]
+    (project / ".pi" / "extensions").mkdir(parents=True)  # something to protect: trust matters
+    out = pi(venv, "install", "-l", *OFFLINE, str(GUARD), cwd=project)
+    assert out.returncode == 1
+    assert out.stderr.startswith("pi: project packages need a trusted project (defaultProjectTrust=ask)")
+    assert not (project / ".pi" / "pi-host-packages.json").exists()
+
+    out = pi(venv, "-a", "install", "-l", *OFFLINE, str(GUARD), cwd=project)
+    assert out.returncode == 0, out.stderr
+    [entry] = json.loads((project / ".pi" / "pi-host-packages.json").read_text())["packages"]
+    assert entry["name"] == "pi-guard"
+    assert not (isolated_environment["agent"] / "pi-host-packages.json").exists()
+    listed = pi(venv, "-a", "list", cwd=project)
+    assert listed.stdout.splitlines()[0] == "pi-guard 0.1.0  [project]"
+    removed = pi(venv, "remove", "-l", "-a", "pi-guard", cwd=project)
+    assert removed.returncode == 0, removed.stderr
+    assert json.loads((project / ".pi" / "pi-host-packages.json").read_text())["packages"] == []
+
+
+def test_specs_are_recorded_as_pip_reads_them(tmp_path):
+    from pi_packages.commands import normalise_spec
+
+    (tmp_path / "local-plugin").mkdir()
+    assert normalise_spec("local-plugin", str(tmp_path)) == str(tmp_path / "local-plugin")
+    assert normalise_spec("./x", str(tmp_path)) == str(tmp_path / "x")
+    assert normalise_spec("git:github.com/me/t@v1", "/") == "git+https://github.com/me/t@v1"
+    assert normalise_spec("https://github.com/me/t", "/") == "git+https://github.com/me/t"
+    assert normalise_spec("https://example.org/t-1.0.tar.gz", "/") == "https://example.org/t-1.0.tar.gz"
+    assert normalise_spec("pi-tools>=1.2", str(tmp_path)) == "pi-tools>=1.2"
+
+
+def test_npm_sources_are_refused_in_one_line(capsys):
+    from pi_packages.commands import cmd_install
+
+    assert cmd_install(["npm:@example/pi-tools"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("pi: npm:@example/pi-tools is an npm package")

@@ -24,6 +24,7 @@ from pi_host.config import paths
 from pi_host.config.models import ModelRegistry
 from pi_host.config.settings import load_settings
 from pi_host.lib.compaction import Compactor
+from pi_host.lib.extension_api import ExtensionApi
 from pi_host.lib.sessions.store import MemoryStore
 from pi_host.plugins.dispatch import PluginHost
 from pi_host.plugins.registrations import SessionStoreFactory
@@ -158,6 +159,7 @@ async def create_session(options: SessionOptions | None = None, **kwargs: Any) -
         api_key=options.api_key,
     )
     session = AgentSession(host, registry, store, config)
+    session.ctx = ExtensionApi(session)  # ctx with pi's extension actions (send_message, exec...)
     session.compactor = Compactor(session)
     await session.start(options.start_reason, options.previous_session_file)
     return session

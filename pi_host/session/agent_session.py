@@ -106,6 +106,7 @@ class AgentSession:
         self.ui: UI = HeadlessUI()
         """The mode's user interface (plugins reach it as ``ctx.ui``); headless by default."""
         self._deferred: list[Any] = []
+        self.next_turn: list[Any] = []  # custom messages sent along with the next prompt
         self.auto_retry_enabled = True
         self._listeners: list[Listener] = []
         self.queues = PromptQueues(
@@ -164,14 +165,15 @@ class AgentSession:
         streaming_behavior: str | None = None,
         source: str = "sdk",
         wait: bool = True,
+        expand: bool = True,
     ) -> str:
         """Submit input; returns the disposition ``started``, ``queued`` or ``handled``.
 
-        With ``wait`` (default) a started prompt returns once the session has settled.
+        With ``wait`` (default) a started prompt returns once settled; ``expand=False``: as typed.
         """
-        if text.startswith("/") and await self._run_command(text):
+        if expand and text.startswith("/") and await self._run_command(text):
             return "handled"
-        expanded = await self._preprocess(text, images, source, streaming_behavior)
+        expanded = await self._preprocess(text, images, source, streaming_behavior, expand)
         if expanded is None:
             return "handled"
         text, images = expanded
@@ -266,9 +268,8 @@ class AgentSession:
 
     async def add_message(self, message: Any) -> None:
         """Add a message of the session's own (a ``!command``'s ``bashExecution``, a plugin's
-        custom message): stored, in the context, and shown to listeners. While a run streams it
-        waits until the run settles, as pi defers it."""
-        if self.is_streaming:
+        custom message): stored, in the context, shown; while a run streams, once it settles."""
+        if self.is_streaming and self._controller is not None:  # None: the run is settling
             self._deferred.append(message)
             return
         await self._emit(events.message_start(message))
@@ -276,8 +277,7 @@ class AgentSession:
         await self._emit(events.message_end(message))
 
     async def reload(self, settings: dict[str, Any] | None = None) -> None:
-        """Re-read what a session discovers (context files, skills, templates) and, when given,
-        take new settings: ``session_start`` with reason ``reload`` and a new discovery."""
+        """Re-discover (context files, skills, templates), taking new ``settings`` when given."""
         if settings is not None:
             self.config.settings = settings
             self.tool_context.settings = settings
@@ -341,16 +341,16 @@ class AgentSession:
         return True
 
     async def _preprocess(
-        self, text: str, images: list[ImageContent] | None, source: str, streaming_behavior: str | None
+        self, text: str, images: Any, source: str, behavior: str | None, expand: bool = True
     ) -> tuple[str, list[ImageContent] | None] | None:
         event: dict[str, Any] = {"text": text, "images": images, "source": source}
-        if streaming_behavior:
-            event["streamingBehavior"] = streaming_behavior
+        if behavior:
+            event["streamingBehavior"] = behavior
         decision = await self.host.dispatch("input", event, self.ctx)
         if decision is not None and decision["action"] == "handled":
             return None
         text, images = event["text"], event["images"]
-        for source_plugin in self.context_sources:
+        for source_plugin in self.context_sources if expand else ():
             if source_plugin.expand_input is None:
                 continue
             try:
@@ -395,8 +395,9 @@ class AgentSession:
 
     async def _before_agent_start(self, text: str, images: Any, message: UserMessage) -> list[Any]:
         self._forced_prompt = None
+        later, self.next_turn = self.next_turn, []
         if not self.host.has("on_before_agent_start"):
-            return [message]
+            return [message, *later]
         prompt = replay_system(self.messages).render()
         if not prompt:  # nothing declared yet: the prompt the first request will declare
             prompt = "\n\n".join(v for v in (await self.build_sections()).values() if v)
@@ -415,7 +416,7 @@ class AgentSession:
             self._prompt_event = None
         if event["systemPrompt"] != prompt:
             self._forced_prompt = event["systemPrompt"]
-        return [message, *(extra or ())]
+        return [message, *later, *(extra or ())]
 
     # --- runs -----------------------------------------------------------------------------------
 

@@ -2,7 +2,8 @@
 
 A response is a dict (or a callable ``(context) -> dict``):
 
-``text``        answer text (``{{lastToolResult}}`` is replaced by the last tool result's text)
+``text``        answer text (``{{lastToolResult}}`` is replaced by the last tool result's text,
+                ``{{userMessages}}`` by the text of every user message sent, joined by `` | ``)
 ``thinking``    thinking text, streamed before the answer
 ``toolCalls``   ``[{"name", "arguments", "id"?}]``
 ``error``       end the stream with this error message (after any text already streamed)

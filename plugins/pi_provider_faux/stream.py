@@ -132,6 +132,9 @@ async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
     text = response.get("text")
     if text:
         text = text.replace("{{lastToolResult}}", _last_tool_result(context.messages))
+        if "{{userMessages}}" in text:
+            said = " | ".join(_text_of(m) for m in context.messages if getattr(m, "role", None) == "user")
+            text = text.replace("{{userMessages}}", said)
         yield builder.text_start("text")
         for piece in _chunks(text, size):
             await pause()

@@ -185,6 +185,12 @@ class TreeStore:
     # --- the SessionStore interface -----------------------------------------------------------
 
     def append(self, entry: dict[str, Any]) -> dict[str, Any]:
+        message = entry.get("message") if entry.get("type") == "message" else None
+        if isinstance(message, dict) and message.get("role") == "custom":
+            # pi stores a custom message (a plugin's, or one a run carried) as its own entry type
+            entry = {"type": "custom_message", "customType": message.get("customType", "")}
+            entry["content"] = message.get("content") if message.get("content") is not None else []
+            entry.update({k: message[k] for k in ("display", "details") if message.get(k) is not None})
         if entry.get("type") == "compaction" and "systemMessage" not in entry:
             system = current_system_message(self.tree.project(self.warn).messages)
             if system is not None:

@@ -36,6 +36,7 @@ async def run_json(request: Any) -> int:
     for index, prompt in enumerate(request.prompts):
         try:
             await session.prompt(prompt, images=request.images if index == 0 else None, source="json")
+            await session.wait_for_idle()  # a command may have started a run of its own
         except Exception as exc:
             request.stderr.write(f"pi: {exc}\n")
             return 1

@@ -14,6 +14,7 @@ async def run_print(request: Any) -> int:
         images = request.images if index == 0 else None
         try:
             await session.prompt(prompt, images=images, source="print")
+            await session.wait_for_idle()  # a command may have started a run of its own
         except Exception as exc:
             request.stderr.write(f"pi: {exc}\n")
             return 1

@@ -327,3 +327,27 @@ def test_as_custom_message_accepts_pi_shapes():
     assert message.custom_type == "t" and message.content == [] and message.display is False
     with pytest.raises(ValueError):
         as_custom_message({"content": "x"})
+
+
+def test_print_mode_waits_for_a_run_a_command_started(tmp_path, isolated_environment):
+    plugin = tmp_path / "ask_plugin.py"
+    plugin.write_text(
+        textwrap.dedent(
+            """
+            from pi_host import hookimpl
+            from pi_host.plugins.registrations import Command
+
+            async def ask(args, ctx):
+                await ctx.send_user_message(f"asked: {args}")  # no wait: the mode waits
+
+            @hookimpl
+            def register_commands():
+                return [Command(name="ask", handler=ask)]
+            """
+        )
+    )
+    result = pi(
+        "-p", "--model", "faux/faux-1", "-e", str(plugin), "/ask why", script=[{"text": "{{userMessages}}"}]
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "asked: why\n"

@@ -32,6 +32,7 @@ class PiModel(BaseModel):
         populate_by_name=True,
         extra="allow",
         ser_json_inf_nan="constants",
+        defer_build=True,
     )
 
     def to_json(self) -> dict[str, Any]:

@@ -44,6 +44,9 @@ from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import pi_host.lib.llm._httpx_no_cli  # noqa: F401 (first: httpx without its command-line client)
+
+# isort: split
 import httpx
 from httpx_sse import EventSource, ServerSentEvent
 

@@ -10,8 +10,10 @@ nested repository: rules from outside it stop applying.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec  # imported where rules are built: registering the find tool stays cheap
 
 IGNORE_FILES = (".gitignore", ".ignore", ".fdignore")
 
@@ -36,6 +38,8 @@ class IgnoreStack:
         for text in ignore_texts:
             lines.extend(text.splitlines())
         if any(line.strip() and not line.lstrip().startswith("#") for line in lines):
+            import pathspec
+
             rules = (*rules, _Rules(directory.rstrip("/"), pathspec.GitIgnoreSpec.from_lines(lines)))
         return IgnoreStack(rules)
 

@@ -18,6 +18,7 @@ Everything here is cheap to import (no YAML, no pydantic): sources import it laz
 
 from __future__ import annotations
 
+import os
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -147,14 +148,22 @@ class PerSession(Generic[T]):
         self._values.pop(session, None)
 
 
-def source_info(path: str, source: str, **extra: Any) -> dict[str, Any]:
-    """A command's ``sourceInfo`` for a resource file found by location ``source``."""
+def source_info(path: str, source: str, *, cwd: str | None = None, **extra: Any) -> dict[str, Any]:
+    """A command's ``sourceInfo`` for a resource file found by location ``source``, as pi reports
+    it: a resource found by looking in the agent dir or the project's ``.pi`` is ``auto`` with
+    that directory as ``baseDir``; one a settings entry names is ``local``."""
+    from pi_host.config.paths import agent_dir
+
     info: dict[str, Any] = {
         "path": path,
-        "source": "local",
+        "source": "auto" if source in ("user", "project") else "local",
         "scope": SCOPES.get(source, "user"),
         "origin": "top-level",
     }
+    if source == "user":
+        info["baseDir"] = agent_dir()
+    elif source == "project" and cwd:
+        info["baseDir"] = os.path.join(cwd, ".pi")
     info.update(extra)
     return info
 

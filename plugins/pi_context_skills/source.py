@@ -78,7 +78,7 @@ async def commands(ctx: Any) -> list[dict[str, Any]]:
             "name": f"skill:{skill.name}",
             "description": skill.description,
             "source": "skill",
-            "sourceInfo": resources.source_info(skill.file_path, skill.source, baseDir=skill.base_dir),
+            "sourceInfo": resources.source_info(skill.file_path, skill.source, cwd=ctx.cwd),
         }
         for skill in (await skills_for(ctx)).skills
     ]

@@ -49,7 +49,7 @@ async def commands(ctx: Any) -> list[dict[str, Any]]:
             "name": template.name,
             "description": template.description,
             "source": "prompt",
-            "sourceInfo": resources.source_info(template.file_path, template.source),
+            "sourceInfo": resources.source_info(template.file_path, template.source, cwd=ctx.cwd),
         }
         if template.argument_hint:
             entry["argumentHint"] = template.argument_hint

@@ -138,7 +138,12 @@ async def test_context_sources_list_their_commands(isolated_environment):
     assert by_name["review"]["sourceInfo"]["scope"] == "project"
     skill_cmd = by_name["skill:changelog"]
     assert skill_cmd["source"] == "skill" and skill_cmd["sourceInfo"]["path"] == str(skill_file)
-    assert skill_cmd["sourceInfo"]["baseDir"] == str(skill_file.parent)
+    # pi's sourceInfo for a resource found in the project's .pi: auto-discovered, based there
+    assert (skill_cmd["sourceInfo"]["source"], skill_cmd["sourceInfo"]["baseDir"]) == (
+        "auto",
+        str(work / ".pi"),
+    )
+    assert by_name["review"]["sourceInfo"]["baseDir"] == str(work / ".pi")
 
 
 async def test_enable_skill_commands_false_hides_skill_commands_only(isolated_environment):

@@ -644,14 +644,7 @@ EVENT_KINDS = [
     "bash_execution_update",
 ]
 
-_COMMANDS = (
-    "get_commands: prompt templates and skills found in the agent dir have sourceInfo.source 'local' "
-    "(pi: 'auto'), templates lack baseDir and a skill's baseDir is its own folder (pi: the agent dir for both)"
-)
-
 KNOWN: dict[tuple[str, str], str] = {
-    ("response", "get_commands"): _COMMANDS,
-    ("values", "get_commands"): _COMMANDS,
     ("error", "malformed_json"): (
         "the parse error quotes the JSON parser: Python's 'Expecting ',' delimiter: line 1 column 31 "
         "(char 30)' where pi 1.6.0 has V8's 'Expected ',' or '}' after property value in JSON at "

@@ -163,7 +163,9 @@ def list_sessions(
     warn: Any = None,
 ) -> list[Any]:
     """:class:`pi_session_jsonl.listing.SessionInfo` items, newest first (``quick``: the picker's
-    rows, see :func:`pi_session_jsonl.listing.quick_list`)."""
+    rows, see :func:`pi_session_jsonl.quick_rows.quick_list`)."""
     if quick:
-        return listing.quick_list(cwd, agent_dir, session_dir, all_dirs, warn=warn, progress=progress)
+        from pi_session_jsonl.quick_rows import quick_list
+
+        return quick_list(cwd, agent_dir, session_dir, all_dirs, warn=warn, progress=progress)
     return listing.list_sessions(cwd, agent_dir, session_dir, all_dirs, warn=warn)

@@ -1,4 +1,4 @@
-"""The session picker's quick rows (``listing.QuickScanner``, ``quick_list``) and what it reads
+"""The session picker's quick rows (``quick_rows.QuickScanner``, ``quick_list``) and what it reads
 lazily (``tail_messages``, ``text_matches``): the same answers as ``session_info()``, which parses
 every line, on files written by pi and pi-host, on damaged ones, and on lines longer than the
 scanner's buffer."""
@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from pi_session_jsonl import _list, listing
+from pi_session_jsonl import _list, listing, quick_rows
 from pi_session_jsonl.paths import default_session_dir
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -79,9 +79,9 @@ class Writer:
         return self.path
 
 
-def same(path: Path, chunk: int = listing.QUICK_CHUNK) -> listing.SessionInfo | None:
+def same(path: Path, chunk: int = quick_rows.QUICK_CHUNK) -> listing.SessionInfo | None:
     """The quick row of ``path``, checked against session_info()'s."""
-    scanner = listing.QuickScanner(warn=lambda line: None, chunk=chunk)
+    scanner = quick_rows.QuickScanner(warn=lambda line: None, chunk=chunk)
     quick = scanner.scan(str(path))
     full = listing.session_info(str(path), warn=lambda line: None)
     for info in (quick, full):
@@ -169,7 +169,7 @@ def test_a_file_the_scan_cannot_vouch_for_is_parsed_whole(tmp_path):
     for name, raw in cases.items():
         path = tmp_path / name
         path.write_bytes(raw)
-        scanner = listing.QuickScanner(warn=lambda line: None)
+        scanner = quick_rows.QuickScanner(warn=lambda line: None)
         assert scanner.scan(str(path)) is not None, name
         assert scanner.full_parses == 1, name
         same(path)
@@ -189,7 +189,7 @@ def test_damaged_files_are_skipped_with_a_note_and_a_fifo_is_never_opened(tmp_pa
     notes: list[str] = []
     result: list = []
     worker = threading.Thread(
-        target=lambda: result.append(listing.quick_list(cwd, str(agent), warn=notes.append))
+        target=lambda: result.append(quick_rows.quick_list(cwd, str(agent), warn=notes.append))
     )
     worker.start()
     worker.join(10)
@@ -219,13 +219,13 @@ def test_quick_list_is_newest_first_reports_progress_and_can_stop(tmp_path):
     def progress(done, total, rows):
         calls.append((done, total, [row.id for row in rows]))
 
-    rows = listing.quick_list(cwd, str(agent), progress=progress)
+    rows = quick_rows.quick_list(cwd, str(agent), progress=progress)
     assert [row.id for row in rows] == [f"id-{index}" for index in reversed(range(100))]
-    assert calls[0][0] == listing.FIRST_BATCH and calls[-1][:2] == (100, 100)
+    assert calls[0][0] == quick_rows.FIRST_BATCH and calls[-1][:2] == (100, 100)
     assert calls[0][2][:3] == ["id-99", "id-98", "id-97"]  # the newest files are read first
     assert sum(len(ids) for _, _, ids in calls) == 100
-    stopped = listing.quick_list(cwd, str(agent), progress=lambda done, total, rows: False)
-    assert len(stopped) == listing.FIRST_BATCH
+    stopped = quick_rows.quick_list(cwd, str(agent), progress=lambda done, total, rows: False)
+    assert len(stopped) == quick_rows.FIRST_BATCH
     # the factory's option
     assert [row.id for row in _list(cwd, str(agent), quick=True)] == [row.id for row in rows]
 
@@ -234,9 +234,9 @@ def test_a_shared_session_dir_lists_this_cwd_only_unless_all(tmp_path):
     shared = tmp_path / "shared"
     Writer(shared / "mine.jsonl", str(tmp_path / "mine"), session_id="mine").write()
     Writer(shared / "theirs.jsonl", str(tmp_path / "theirs"), session_id="theirs").write()
-    mine = listing.quick_list(str(tmp_path / "mine"), str(tmp_path / "agent"), str(shared))
+    mine = quick_rows.quick_list(str(tmp_path / "mine"), str(tmp_path / "agent"), str(shared))
     assert [row.id for row in mine] == ["mine"]
-    every = listing.quick_list(str(tmp_path / "mine"), str(tmp_path / "agent"), str(shared), all_dirs=True)
+    every = quick_rows.quick_list(str(tmp_path / "mine"), str(tmp_path / "agent"), str(shared), all_dirs=True)
     assert sorted(row.id for row in every) == ["mine", "theirs"]
 
 
@@ -257,7 +257,7 @@ def test_random_sessions_agree_with_session_info(tmp_path):
                     tool_output="t" * rng.randrange(0, 20000),
                 )
         path = writer.write()
-        for chunk in (4096, 16384, listing.QUICK_CHUNK):
+        for chunk in (4096, 16384, quick_rows.QUICK_CHUNK):
             same(path, chunk)
 
 
@@ -268,12 +268,12 @@ def test_tail_messages_reads_the_last_texts_from_the_end(tmp_path):
     writer.message("user", content=[{"type": "image", "data": "AA", "mimeType": "image/png"}])
     path = writer.write()
     for block in (100, 4096, 64 * 1024):
-        assert listing.tail_messages(str(path), 3, block=block) == [
+        assert quick_rows.tail_messages(str(path), 3, block=block) == [
             ("assistant", "answer 28\nsecond line"),
             ("user", "question 29"),
             ("assistant", "answer 29\nsecond line"),
         ]
-    assert listing.tail_messages(str(tmp_path / "missing.jsonl")) == []
+    assert quick_rows.tail_messages(str(tmp_path / "missing.jsonl")) == []
     info = listing.session_info(str(path))
     assert info.last_messages(1) == [("assistant", "answer 29\nsecond line")]
 
@@ -301,7 +301,7 @@ def test_text_matches_is_a_search_of_session_infos_message_text(tmp_path):
         (["parser", "absent"], False),
         (["type"], False),  # a JSON key, not text
     ]:
-        assert listing.text_matches(path, needles) is expected, needles
+        assert quick_rows.text_matches(path, needles) is expected, needles
         assert all(needle in text for needle in needles) is expected, needles
 
 
@@ -312,7 +312,7 @@ def test_lines_split_files_like_bytes_split(tmp_path, chunk):
     path.write_bytes(data)
     fd = os.open(path, os.O_RDONLY)
     try:
-        lines = [bytes(part[start:end]) for part, start, end in listing._lines(fd, chunk)]
+        lines = [bytes(part[start:end]) for part, start, end in quick_rows._lines(fd, chunk)]
     finally:
         os.close(fd)
     assert lines == data.split(b"\n")
@@ -322,7 +322,7 @@ def test_rename_appends_a_session_info_entry(tmp_path):
     writer = Writer(tmp_path / "a.jsonl", "/p")
     writer.turn("hello", "there")
     path = writer.write()
-    [row] = [listing.QuickScanner().scan(str(path))]
+    [row] = [quick_rows.QuickScanner().scan(str(path))]
     assert row.rename("  a new\nname ") == "a new name"
     assert row.name == "a new name"
     assert listing.session_info(str(path)).name == "a new name"
@@ -338,16 +338,16 @@ def test_a_second_listing_reads_only_the_files_that_changed(tmp_path, monkeypatc
         writer = Writer(directory / f"{index}.jsonl", cwd, session_id=f"id-{index}")
         writer.turn(f"prompt {index}", "answer")
         paths.append(writer.write())
-    listing.quick_list(cwd, str(agent))
+    quick_rows.quick_list(cwd, str(agent))
     scanned: list[str] = []
-    original = listing.QuickScanner.scan
+    original = quick_rows.QuickScanner.scan
 
     def counting(self, path, mode=None):
         scanned.append(path)
         return original(self, path, mode)
 
-    monkeypatch.setattr(listing.QuickScanner, "scan", counting)
-    rows = listing.quick_list(cwd, str(agent))
+    monkeypatch.setattr(quick_rows.QuickScanner, "scan", counting)
+    rows = quick_rows.quick_list(cwd, str(agent))
     assert scanned == [] and len(rows) == 3
     rows[0].name = "changed by the caller"  # rows are copies: the next listing is not affected
     with paths[1].open("a") as handle:
@@ -357,6 +357,6 @@ def test_a_second_listing_reads_only_the_files_that_changed(tmp_path, monkeypatc
             )
             + "\n"
         )
-    rows = {row.id: row for row in listing.quick_list(cwd, str(agent))}
+    rows = {row.id: row for row in quick_rows.quick_list(cwd, str(agent))}
     assert scanned == [str(paths[1])]
     assert rows["id-1"].name == "new" and {rows["id-0"].name, rows["id-2"].name} == {None}

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from .loopback import LoopbackServer, Reply, write_models_json
+from .loopback import LoopbackServer, Reply
 from .terminal import Terminal, tmux_available
-from .test_e2e import PROMPT_READY, entries, session_files, user_texts, world  # noqa: F401
+from .test_e2e import entries, session_files, user_texts, world  # noqa: F401
+from .test_e2e import pi as e2e_pi
 
 pytestmark = pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
 
@@ -37,12 +37,8 @@ def pi_written_session(world) -> Path:
     return path
 
 
-def pi(world, server, *args, width=110, height=34) -> Terminal:
-    write_models_json(world["agent"], server.url)
-    argv = [sys.executable, "-m", "pi_host", "--model", "loop/loop-1", *args]
-    terminal = Terminal(argv, env=world["env"], cwd=world["work"], width=width, height=height)
-    terminal.wait_for(PROMPT_READY, timeout=20)
-    return terminal
+def pi(world, server, *args) -> Terminal:
+    return e2e_pi(world, server, *args, width=110, height=34)
 
 
 def by_id(path: Path) -> dict[str, dict]:

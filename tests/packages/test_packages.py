@@ -1,10 +1,7 @@
 """``pi install`` / ``list`` / ``remove`` / ``update`` / ``install --sync``, driven through the real
 ``pi`` of throw-away virtual environments.
 
-Each environment is ``python -m venv --without-pip`` plus a ``.pth`` file that adds the shared
-test environment's site-packages (pi-host, its dependencies, pip and hatchling) the way pipx
-shares pip: pip then installs into the throw-away environment only, offline (``--no-index``,
-``--no-build-isolation``), and nothing is written to the shared environment.
+The environments come from ``tests.example_install.make_venv`` (see there).
 """
 
 from __future__ import annotations
@@ -12,57 +9,19 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
-import sysconfig
 from pathlib import Path
 
-import pytest
+from tests.example_install import OFFLINE, make_venv, venv_pi
 
 REPO = Path(__file__).resolve().parents[2]
 GUARD = REPO / "extension_examples" / "pi-guard"
-SHARED_SITE = sysconfig.get_paths()["purelib"]
-OFFLINE = ["--no-index", "--no-build-isolation"]
 DANGEROUS = json.dumps(  # harmless if it ever ran: pi-guard's deny list matches "mkfs"
     [{"toolCalls": [{"name": "bash", "arguments": {"command": "echo mkfs"}}]}, {"text": "done"}]
 )
 
 
-def make_venv(where: Path) -> Path:
-    """A fresh environment whose ``bin/pi`` runs pi-host from the shared site-packages."""
-    try:
-        subprocess.run(
-            [sys.executable, "-m", "venv", "--without-pip", str(where)],
-            check=True,
-            capture_output=True,
-            timeout=60,
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        pytest.skip(f"cannot create a virtual environment here: {exc}")
-    python = where / "bin" / "python"
-    site = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    Path(site, "_pi_host_shared.pth").write_text(f"import site; site.addsitedir({SHARED_SITE!r})\n")
-    pi = where / "bin" / "pi"
-    pi.write_text(f"#!{python}\nimport sys\nfrom pi_host.cli import main\nsys.exit(main())\n")
-    pi.chmod(0o755)
-    return where
-
-
 def pi(venv: Path, *args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess:
-    environment = dict(os.environ, PIP_CACHE_DIR=str(venv / "pip-cache"), **env)
-    environment.pop("PYTHONPATH", None)
-    return subprocess.run(
-        [str(venv / "bin" / "pi"), *args],
-        capture_output=True,
-        text=True,
-        env=environment,
-        cwd=cwd,
-        timeout=120,
-    )
+    return venv_pi(venv, *args, cwd=cwd, **env)
 
 
 def site_listing(venv: Path) -> list[str]:

@@ -2,9 +2,12 @@
 
     .venv/bin/python bench/sessions_generate.py OUT.jsonl [--entries 20000] [--mib 50] [--cwd DIR]
 
-The file looks like a long real session: header, model and thinking-level changes, the leading
-system message, then turns of user prompt → assistant tool call → tool result → assistant answer,
-with tool outputs sized so the whole file reaches about ``--mib`` MiB. Deterministic (seeded).
+The file is in pi 1.6.0's format and looks like a long real session: header, model and
+thinking-level changes, then turns of user prompt → assistant tool call → tool result → assistant
+answer, with tool outputs sized so the whole file reaches about ``--mib`` MiB, and a compaction
+every ``--compaction-every`` entries (each keeping the last two turns before it; the last one
+``--tail`` entries before the end, so the context a resume rebuilds is a summary and a few turns,
+as in a real long session). Deterministic (seeded).
 """
 
 from __future__ import annotations
@@ -53,7 +56,19 @@ def _usage(rng: random.Random) -> dict:
     }
 
 
-def generate(path: str, entries: int, mib: float, cwd: str, seed: int = 7) -> None:
+def generate(
+    path: str,
+    entries: int,
+    mib: float,
+    cwd: str,
+    seed: int = 7,
+    *,
+    provider: str = "bench-oa",
+    model: str = "oa-1",
+    api: str = "openai-completions",
+    compaction_every: int = 2000,
+    tail: int = 40,
+) -> None:
     rng = random.Random(seed)
     start = datetime(2026, 11, 1, 9, 0, 0, tzinfo=UTC)
     clock = [start]
@@ -91,30 +106,13 @@ def generate(path: str, entries: int, mib: float, cwd: str, seed: int = 7) -> No
             handle.write(orjson.dumps(entry) + b"\n")
             parent = entry["id"]
 
-        put("model_change", provider="faux", modelId="faux-1")
+        put("model_change", provider=provider, modelId=model)
         put("thinking_level_change", thinkingLevel="off")
-        put(
-            "message",
-            message={
-                "role": "system",
-                "content": "",
-                "sections": {"preamble": "You are a coding assistant.", "cwd": f"<cwd>\n{cwd}\n</cwd>"},
-                "toolsAdded": [
-                    {
-                        "name": "bash",
-                        "description": "Run a shell command.",
-                        "parameters": {
-                            "type": "object",
-                            "required": ["command"],
-                            "properties": {"command": {"type": "string"}, "timeout": {"type": "number"}},
-                        },
-                    }
-                ],
-                "timestamp": ms(),
-            },
-        )
-        written = 3
+        written = 2
         turn = 0
+        user_ids: list[str] = []
+        last_compaction = 0
+        final_compaction = entries - tail
         while written + 4 <= entries:
             turn += 1
             put(
@@ -125,6 +123,7 @@ def generate(path: str, entries: int, mib: float, cwd: str, seed: int = 7) -> No
                     "timestamp": ms(),
                 },
             )
+            user_ids.append(parent)
             call_id = f"call_{turn:06d}"
             put(
                 "message",
@@ -139,9 +138,9 @@ def generate(path: str, entries: int, mib: float, cwd: str, seed: int = 7) -> No
                             "arguments": {"command": f"cat file{turn}.txt"},
                         },
                     ],
-                    "api": "faux",
-                    "provider": "faux",
-                    "model": "faux-1",
+                    "api": api,
+                    "provider": provider,
+                    "model": model,
                     "usage": _usage(rng),
                     "stopReason": "toolUse",
                     "timestamp": ms(),
@@ -166,9 +165,9 @@ def generate(path: str, entries: int, mib: float, cwd: str, seed: int = 7) -> No
                 message={
                     "role": "assistant",
                     "content": [{"type": "text", "text": _text(rng, 400)}],
-                    "api": "faux",
-                    "provider": "faux",
-                    "model": "faux-1",
+                    "api": api,
+                    "provider": provider,
+                    "model": model,
                     "usage": _usage(rng),
                     "stopReason": "stop",
                     "timestamp": ms(),
@@ -177,6 +176,19 @@ def generate(path: str, entries: int, mib: float, cwd: str, seed: int = 7) -> No
                 },
             )
             written += 4
+            due = written - last_compaction >= compaction_every or (
+                last_compaction < final_compaction <= written and written + 5 <= entries
+            )
+            if due and len(user_ids) > 2:
+                put(
+                    "compaction",
+                    summary=_text(rng, 1500),
+                    firstKeptEntryId=user_ids[-2],
+                    tokensBefore=rng.randint(150_000, 190_000),
+                    details={"readFiles": [f"file{turn}.txt"], "modifiedFiles": []},
+                )
+                written += 1
+                last_compaction = written
         while written < entries:
             put("label", targetId=parent, label=f"mark {written}")
             written += 1
@@ -188,8 +200,17 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=20000)
     parser.add_argument("--mib", type=float, default=50)
     parser.add_argument("--cwd", default=os.getcwd())
+    parser.add_argument("--compaction-every", type=int, default=2000)
+    parser.add_argument("--tail", type=int, default=40)
     args = parser.parse_args()
-    generate(args.out, args.entries, args.mib, os.path.abspath(args.cwd))
+    generate(
+        args.out,
+        args.entries,
+        args.mib,
+        os.path.abspath(args.cwd),
+        compaction_every=args.compaction_every,
+        tail=args.tail,
+    )
     size = os.path.getsize(args.out)
     print(f"wrote {args.out}: {args.entries} entries, {size / 1024 / 1024:.1f} MiB")
 

@@ -6,6 +6,9 @@
 4. project files: ``<cwd>/.pi/extensions/*.py``, by name (imported only for a trusted project);
 5. ``-e`` paths, in the order given.
 
+Settings files name more (``extensions``, ``packages``: :func:`named_candidate`); they load after
+the files of their scope (:mod:`pi_host.plugins.selection`).
+
 :func:`find_plugins` lists them without importing anything; :func:`load` imports one and
 registers it. Scanning installed distributions is slow, so the entry-point list is cached in
 ``<cache dir>/entry-points.json`` and rebuilt whenever a ``sys.path`` directory's distributions
@@ -204,10 +207,18 @@ def find_plugins(
         files += [("project", p) for p in dir_plugins(project_dir)]
     files += [("cli", p) for p in extension_paths]
     for source, path in files:
-        name = _unique(os.path.splitext(os.path.basename(path.rstrip(os.sep)))[0], taken)
-        record = PluginRecord(name=name, source=source, origin=os.path.abspath(os.path.expanduser(path)))
-        found[source].append(Candidate(record, lambda path=path: load_file_plugin(path)))
+        found[source].append(named_candidate(path, source, taken))
     return found
+
+
+def named_candidate(target: str, source: str, taken: set[str], module: bool = False) -> Candidate:
+    """A plugin file or package folder, or (``module``) an importable module's dotted name."""
+    if not module:
+        name = _unique(os.path.splitext(os.path.basename(target.rstrip(os.sep)))[0], taken)
+        origin = os.path.abspath(os.path.expanduser(target))
+        return Candidate(PluginRecord(name, source, origin), lambda: load_file_plugin(target))
+    record = PluginRecord(_unique(target, taken), source, origin=target)
+    return Candidate(record, lambda: importlib.import_module(target))
 
 
 def _unique(name: str, taken: set[str]) -> str:

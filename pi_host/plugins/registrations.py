@@ -21,6 +21,7 @@ __all__ = [
     "MessageRenderer",
     "ProviderApi",
     "ProviderInfo",
+    "Resources",
     "SessionStoreFactory",
     "Subcommand",
     "ToolRenderer",
@@ -153,3 +154,17 @@ class FooterRenderer:
     :class:`pi_host.lib.render.FooterInfo` (cwd, branch, model, tokens, cost, context use...)."""
 
     render: Callable[[Any, Any], str]
+
+
+@dataclass
+class Resources:
+    """Skills, prompt templates and themes a plugin package ships, found like the agent dir's.
+
+    ``root`` is their folder (usually the package's: ``Path(__file__).parent``); each list names
+    files or folders relative to it. None: the conventional ``<root>/skills``, ``<root>/prompts``
+    or ``<root>/themes`` when it exists; ``[]``: none of that kind."""
+
+    root: str
+    skills: list[str] | None = None
+    prompts: list[str] | None = None
+    themes: list[str] | None = None

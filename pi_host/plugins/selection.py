@@ -10,6 +10,9 @@
 4. A trusted project's ``.pi/extensions`` load and its ``disabledPlugins`` disable more; an
    untrusted project's extensions are listed as skipped and never imported.
 
+After the files of each scope, the plugins its settings file names load (``extensions``,
+``packages``: ``register_settings_plugins``; never for an untrusted project, nor with ``-ne``).
+
 A name in a disabled list that matches nothing is reported in one line.
 """
 
@@ -24,7 +27,7 @@ from pi_host.config.defaults import DEFAULTS
 from pi_host.config.json_files import read_json_object
 from pi_host.config.trust import TrustDecision, decide_trust, save_trust_decision
 from pi_host.plugins.dispatch import PluginHost, PluginRecord
-from pi_host.plugins.loading import Candidate, find_plugins, is_named, load, normalise
+from pi_host.plugins.loading import Candidate, find_plugins, is_named, load, named_candidate, normalise
 
 
 class PluginRequest:
@@ -127,9 +130,12 @@ def load_plugins(request: PluginRequest) -> LoadedPlugins:
         project_dir=os.path.join(cwd, ".pi", "extensions") if request.discover_files else None,
         extension_paths=tuple(request.extension_paths),
     )
+    settings_plugins = not builtins_only and request.discover_files
     for source in ("builtin", "installed", "global", "cli"):
         for candidate in found[source]:
             load(host, candidate, disabled)
+        if source == "global" and settings_plugins:
+            _settings_plugins(host, user_path, source, problems, disabled)
     decision = decide_trust(
         cwd, request.approve, can_ask=request.can_ask, vote=lambda: _vote(host, cwd, request.mode)
     )
@@ -143,6 +149,8 @@ def load_plugins(request: PluginRequest) -> LoadedPlugins:
         disabled |= more
         for candidate in project:
             load(host, candidate, disabled)
+        if settings_plugins:
+            _settings_plugins(host, project_path, "project", problems, disabled)
     else:
         for candidate in project:
             candidate.record.disabled = True
@@ -154,9 +162,30 @@ def load_plugins(request: PluginRequest) -> LoadedPlugins:
     known = {
         normalise(name) for group in found.values() for c in group for name in (c.record.name, c.dist) if name
     }
+    known |= {normalise(r.name) for r in host.records}
     for name in sorted(disabled - known):
         problems.append(f"disabledPlugins: no plugin or distribution named {name!r}")
+    _last[:] = [host]
     return LoadedPlugins(host, decision, problems)
+
+
+_last: list[PluginHost] = []
+
+
+def last_loaded() -> PluginHost | None:
+    """The plugins :func:`load_plugins` loaded last in this process (what a subcommand or a theme
+    lookup sees without a session)."""
+    return _last[-1] if _last else None
+
+
+def _settings_plugins(
+    host: PluginHost, path: str, source: str, problems: list[str], disabled: set[str]
+) -> None:
+    """Load what the ``extensions`` and ``packages`` of the settings file ``path`` name."""
+    taken = {record.name for record in host.records}
+    for item in host.collect("register_settings_plugins", settings_path=path, problems=problems):
+        if isinstance(item, str) and item and item not in {r.origin for r in host.records}:
+            load(host, named_candidate(item, source, taken, module=not os.path.isabs(item)), disabled)
 
 
 def _disable_loaded(host: PluginHost, candidates: list[Candidate], names: set[str]) -> None:

@@ -243,7 +243,8 @@ class Scanner:
 class Locations(ResourceLocations):
     """Where to look, in precedence order (first name wins): the agent dir, ``~/.agents/skills``,
     the project's ``.pi/skills`` and ``.agents/skills`` up to the git root (when trusted), the
-    ``skills`` setting, ``--skill``, then ``resources_discover`` handlers."""
+    ``skills`` setting, packages (``register_resources``, ``packages`` settings), ``--skill``, then
+    ``resources_discover`` handlers."""
 
     home: str = field(default_factory=lambda: os.path.expanduser("~"))
 
@@ -263,6 +264,8 @@ def discover(locations: Locations, cache: Any = None) -> Discovery:
                 scanner.scan_path(directory, "project")
         for path in setting.paths:
             scanner.scan_path(path, "settings")
+        for package in locations.packages:
+            scanner.scan_path(package.path, f"package:{package.package}")
     for path in locations.cli_paths:
         scanner.scan_path(absolute_path(path, cwd), "cli")
     if locations.include_defaults:

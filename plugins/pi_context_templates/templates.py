@@ -110,8 +110,8 @@ def _md_files(path: str) -> list[str]:
 @dataclass
 class Locations(ResourceLocations):
     """Where to look, in precedence order (first name wins): the agent dir's ``prompts``, the
-    project's ``.pi/prompts`` (when trusted), the ``prompts`` setting, ``--prompt-template``, then
-    ``resources_discover`` handlers. Directories are not searched recursively."""
+    project's ``.pi/prompts`` (when trusted), the ``prompts`` setting, packages, ``--prompt-template``,
+    then ``resources_discover`` handlers. Directories are not searched recursively."""
 
 
 def discover(locations: Locations, cache: Any = None) -> Discovery:
@@ -132,6 +132,7 @@ def discover(locations: Locations, cache: Any = None) -> Discovery:
         if locations.trusted:
             sources.append((os.path.join(locations.cwd, ".pi", "prompts"), "project"))
         sources.extend((path, "settings") for path in setting.paths)
+        sources.extend((package.path, f"package:{package.package}") for package in locations.packages)
     sources.extend((absolute_path(p, locations.cwd), "cli") for p in locations.cli_paths)
     if locations.include_defaults:
         sources.extend((absolute_path(p, locations.cwd), "extension") for p in locations.extension_paths)

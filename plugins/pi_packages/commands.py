@@ -35,8 +35,10 @@ LIST_USAGE = """\
 Usage: pi list [--json]
 
 Installed plugin packages (distributions with pi_host entry points, pi-host itself aside): name,
-version, scope (user, project, or - when not recorded), the spec it came from and the entry
-points it provides. Recorded packages that are not installed here are listed as missing.
+version, scope (user, project, or - when not recorded), the spec it came from, the entry
+points it provides and the skills, prompt templates and themes it ships. Recorded packages that
+are not installed here are listed as missing; pi packages (folders) that the packages setting
+names are listed with scope "settings".
 """
 
 UPDATE_USAGE = """\
@@ -297,7 +299,11 @@ def cmd_remove(argv: list[str]) -> int:
 
 
 def _rows(cwd: str, approve: bool | None) -> list[dict[str, Any]]:
+    from pi_host.config.trust import decide_trust
+    from pi_packages.provided import provided
+
     dists = installed()
+    shipped = provided(cwd, decide_trust(cwd, approve).trusted)
     recorded: dict[str, tuple[str, dict[str, Any]]] = {}
     for scope, path in reversed(_scopes(cwd, approve)):  # a project entry wins over the user's
         for entry in manifest.read_entries(path):
@@ -315,6 +321,19 @@ def _rows(cwd: str, approve: bool | None) -> list[dict[str, Any]]:
                 "spec": entry.get("spec"),
                 "entryPoints": dist.entry_points,
                 "installed": True,
+                "resources": shipped.pop(key, {}).get("resources", {}),
+            }
+        )
+    for package in shipped.values():  # pi packages (folders) and plugins the settings name
+        rows.append(
+            {
+                "name": package["name"],
+                "version": None,
+                "scope": "settings",
+                "spec": None,
+                "entryPoints": [],
+                "installed": True,
+                "resources": package["resources"],
             }
         )
     for key, (scope, entry) in sorted(recorded.items()):
@@ -327,6 +346,7 @@ def _rows(cwd: str, approve: bool | None) -> list[dict[str, Any]]:
                     "spec": entry.get("spec"),
                     "entryPoints": [],
                     "installed": False,
+                    "resources": {},
                 }
             )
     return rows
@@ -351,6 +371,8 @@ def cmd_list(argv: list[str]) -> int:
             _out(f"    from: {row['spec']}")
         for ep in row["entryPoints"]:
             _out(f"    pi_host: {ep}")
+        for kind, names in row["resources"].items():
+            _out(f"    {kind}: {', '.join(names)}")
     return 0
 
 

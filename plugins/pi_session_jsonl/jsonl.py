@@ -137,7 +137,12 @@ def _read(fd: int, path: str) -> LoadedFile:
             return
         # Nesting deeper than MAX_DEPTH needs that many brackets: counting them is far cheaper
         # than walking every parsed entry, so only the few lines with that many get walked.
-        if len(line) > long_line and line.count(b"{") + line.count(b"[") > MAX_DEPTH:
+        # Message entries (the bulk of a file) are walked when their messages are parsed.
+        if (
+            len(line) > long_line
+            and value["type"] != "message"
+            and line.count(b"{") + line.count(b"[") > MAX_DEPTH
+        ):
             bracketed.add(len(entries))
         entries.append(value)
         lines.append(line_no)

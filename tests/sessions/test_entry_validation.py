@@ -287,3 +287,37 @@ def test_an_answer_without_a_model_name_restores_no_model():
     ]
     store = MemoryStore(".", header=header(), entries=records, warn=lambda _line: None)
     assert len(store.entries()) == 3 and store.build_context().model is None  # not {None, None}
+
+
+def test_messages_off_the_active_branch_are_checked_when_that_branch_is_used():
+    # Only the leaf's context is parsed on load (a long session holds thousands of messages the
+    # context never reads again); a bad message on another branch is reported once it is used.
+    records = [
+        user("u1", None, "one"),
+        assistant("a1", "u1", "two"),
+        _with_message(assistant("a2", "a1", "old branch"), content=5),
+        user("u3", "a1", "new branch"),
+    ]
+    seen, warn = _warnings()
+    store = MemoryStore(".", header=header(), entries=records, warn=warn)
+    assert texts(store.build_context().messages) == ["one", "two", "new branch"]
+    assert seen == []
+    assert store.get("a2") is not None  # still in the tree (the tree view shows it)
+    store.navigate("a2")
+    assert texts(store.build_context().messages) == ["one", "two"]
+    assert seen == ["entry 3: skipped message entry 'a2': field message.content: expected an array, got 5"]
+    store.build_context()
+    assert len(seen) == 1  # reported once
+
+
+def test_a_bad_message_holding_an_id_gives_it_up_to_a_later_good_entry():
+    records = [
+        user("u1", None, "one"),
+        _with_message(user("u2", "u1", "bad"), content=5),
+        user("u2", "u1", "good"),
+        assistant("a2", "u2", "answer"),
+    ]
+    seen, warn = _warnings()
+    store = MemoryStore(".", header=header(), entries=records, warn=warn)
+    assert texts(store.build_context().messages) == ["one", "good", "answer"]
+    assert len(seen) == 1 and "entry 2: skipped message entry 'u2'" in seen[0]

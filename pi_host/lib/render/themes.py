@@ -4,8 +4,9 @@
 The setting is ``system`` (the default: dark or light from the terminal's background), a theme's
 name, or ``light/dark`` (a pair: the first name for a light terminal, the second for a dark one).
 Theme files are looked up, first match wins, in the ``paths`` given (settings ``themes``, the
-``--theme`` option), in ``<cwd>/.pi/themes/*.json`` when the project is trusted, and in
-``<agent-dir>/themes/*.json``; a file matches on its ``name`` field, else on its file name.
+``--theme`` option), in ``<cwd>/.pi/themes/*.json`` when the project is trusted, in
+``<agent-dir>/themes/*.json``, then in the themes packages ship (:func:`package_theme_paths`); a
+file matches on its ``name`` field, else on its file name.
 
 A file's colours (``colors``, resolving ``vars``) replace the built-in theme's where a pi token
 corresponds to a field of :class:`~pi_host.lib.render.theme.Theme` (:data:`TOKEN_FIELDS`); other
@@ -36,6 +37,7 @@ __all__ = [
     "ThemeError",
     "available_themes",
     "detect_background",
+    "package_theme_paths",
     "load_theme",
     "parse_color",
     "pygments_style",
@@ -406,12 +408,29 @@ class _File:
     error: str | None = None
 
 
-def _theme_files(agent_dir: str, cwd: str, project_trusted: bool, paths: Sequence[str]) -> list[_File]:
-    """Theme files in the order they take precedence: ``paths``, the trusted project's, the user's."""
+def package_theme_paths(agent_dir: str, cwd: str, project_trusted: bool, host: Any = None) -> list[str]:
+    """The theme files and folders packages ship (``register_resources`` of the plugins ``host``
+    loaded, else of the last plugins loaded in this process; ``packages`` settings' pi-package
+    folders), narrowed by the ``packages`` filters."""
+    from pi_host.lib.resources import package_resources
+    from pi_host.plugins.selection import last_loaded
+
+    host = host if host is not None else last_loaded()
+    return [r.path for r in package_resources("themes", host, agent_dir, cwd, project_trusted)]
+
+
+def _theme_files(
+    agent_dir: str, cwd: str, project_trusted: bool, paths: Sequence[str], packages: Sequence[str] | None
+) -> list[_File]:
+    """Theme files in the order they take precedence: ``paths``, the trusted project's, the
+    user's, then the packages' (None: :func:`package_theme_paths`)."""
     sources = [Path(cwd, p) for p in paths]
     if project_trusted:
         sources.append(Path(cwd, ".pi", "themes"))
     sources.append(Path(agent_dir, "themes"))
+    if packages is None:
+        packages = package_theme_paths(agent_dir, cwd, project_trusted)
+    sources.extend(Path(p) for p in packages)
     found: list[_File] = []
     for source in sources:
         try:
@@ -467,6 +486,7 @@ def load_theme(
     paths: Sequence[str] = (),
     color_system: str | None | bool = True,
     environ: Mapping[str, str] | None = None,
+    packages: Sequence[str] | None = None,
 ) -> tuple[Theme, list[str]]:
     """The theme the ``theme`` setting ``name`` names, and one-line warnings about it.
 
@@ -474,7 +494,8 @@ def load_theme(
     ``COLORFGBG`` decides, else dark. It picks the theme of ``system`` (and of None) and of a
     ``light/dark`` pair. A missing or broken theme gives a warning and the built-in theme for
     that background; this never raises. ``paths`` (theme files or folders, relative to ``cwd``)
-    are searched before the project's and the user's folders. ``color_system`` is as for
+    are searched before the project's and the user's folders, ``packages`` (theme paths of
+    packages; None: :func:`package_theme_paths`) after them. ``color_system`` is as for
     :func:`~pi_host.lib.render.theme.default_theme` (True: from the environment, which
     ``environ`` replaces when given).
     """
@@ -495,7 +516,7 @@ def load_theme(
         return fallback, []
     if setting in BUILTIN_THEMES:
         return builtin_theme(setting, system), []
-    files = _theme_files(agent_dir, cwd, project_trusted, paths)
+    files = _theme_files(agent_dir, cwd, project_trusted, paths, packages)
     entry = _find(files, setting)
     if entry is None:
         unreadable = [f.path.name for f in files if f.error]
@@ -513,12 +534,17 @@ def load_theme(
 
 
 def available_themes(
-    agent_dir: str, cwd: str, project_trusted: bool, *, paths: Sequence[str] = ()
+    agent_dir: str,
+    cwd: str,
+    project_trusted: bool,
+    *,
+    paths: Sequence[str] = (),
+    packages: Sequence[str] | None = None,
 ) -> list[str]:
     """Theme names for a picker: ``system``, the built-ins, then the usable theme files' names
     (alphabetically; a broken file, or one reusing a built-in's name, is left out)."""
     names: dict[str, None] = {}
-    for entry in _theme_files(agent_dir, cwd, project_trusted, paths):
+    for entry in _theme_files(agent_dir, cwd, project_trusted, paths, packages):
         if entry.error or entry.name in names or entry.name in (SYSTEM, *BUILTIN_THEMES):
             continue
         try:

@@ -175,10 +175,10 @@ class TreeStore:
         self.cwd: str = cwd_field if isinstance(cwd_field, str) and cwd_field else os.path.abspath(cwd)
         self.session_file: str | None = None
         if entries:
-            with bulk_allocation():  # one protocol model per message, kept for the projection
+            with bulk_allocation():  # a model per message of the active context, kept for the projection
                 report = SkipReporter(self.warn, source.locate if source is not None else None)
                 checked = check_entries(entries, report, source.may_be_deep if source is not None else None)
-            self.tree = SessionTree(checked.entries, checked.projected)
+            self.tree = SessionTree(checked.entries, checked.projected, checked.late_check)
         else:
             self.tree = SessionTree()
 

@@ -116,7 +116,12 @@ def _is_conversation(entry: Entry) -> bool:
 class SessionTree:
     """Entries indexed by id, the leaf, labels, and the context projection."""
 
-    def __init__(self, entries: Iterable[Entry] = (), projected: dict[str, list[Any]] | None = None) -> None:
+    def __init__(
+        self,
+        entries: Iterable[Entry] = (),
+        projected: dict[str, list[Any]] | None = None,
+        late_check: Callable[[Entry], list[Any] | None] | None = None,
+    ) -> None:
         self._entries: list[Entry] = []
         self._by_id: dict[str, Entry] = {}
         self._leaf: str | None = None
@@ -124,16 +129,23 @@ class SessionTree:
         self._parsed: dict[str, Any] = {}
         self._projection_key: tuple[Any, ...] | None = None
         self._projection: Projection | None = None
-        self.load(entries, projected)
+        self.load(entries, projected, late_check)
 
     # --- building ---------------------------------------------------------------------------
 
-    def load(self, entries: Iterable[Entry], projected: dict[str, list[Any]] | None = None) -> None:
+    def load(
+        self,
+        entries: Iterable[Entry],
+        projected: dict[str, list[Any]] | None = None,
+        late_check: Callable[[Entry], list[Any] | None] | None = None,
+    ) -> None:
         """Replace the content; the leaf becomes the last entry in order (§6.4: not persisted).
 
         The entries must be valid (:func:`pi_host.lib.sessions.validate.check_entries`);
-        ``projected`` (id → messages, as that check parsed them) seeds the projection cache.
+        ``projected`` (id → messages, as that check parsed them) seeds the projection cache and
+        ``late_check`` projects the entries it left unparsed (None: :func:`project_entry`).
         """
+        self._late_check = late_check
         self._entries = list(entries)
         self._by_id = {}
         self._labels = {}
@@ -329,8 +341,11 @@ class SessionTree:
         if entry["type"] not in PROJECTED_TYPES:
             return []
         cached = self._parsed.get(entry["id"])
+        if cached is None and self._late_check is not None:
+            cached = self._late_check(entry)
         if cached is None:
-            cached = self._parsed[entry["id"]] = project_entry(entry, warn)
+            cached = project_entry(entry, warn)
+        self._parsed[entry["id"]] = cached
         return list(cached)
 
     # --- crash recovery ---------------------------------------------------------------------

@@ -21,7 +21,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from pi_host.lib.sessions.projection import Entry, projected_data
+from pi_host.lib.sessions.projection import (
+    PROJECTED_TYPES,
+    Entry,
+    context_entries,
+    projected_data,
+    walk_to_root,
+)
 
 MAX_DEPTH = 200
 """Deepest nesting of objects and arrays an entry may have. Serializers stop near 255 levels
@@ -238,17 +244,23 @@ def project_strictly(entry: Entry) -> tuple[list[Any], str | None]:
     return models, None
 
 
+def shape_problem(entry: Any, check_depth: bool = True) -> str | None:
+    """What is wrong with an entry apart from its messages (base fields, type fields, nesting)."""
+    if not isinstance(entry, dict):
+        return f"not a JSON object: {describe(entry)}"
+    problem = field_problem(entry)
+    if problem is None and check_depth and depth_exceeds(entry):
+        problem = f"nested deeper than {MAX_DEPTH} levels"
+    return problem
+
+
 def entry_problem(entry: Any, check_depth: bool = True) -> tuple[list[Any], str | None]:
     """``(messages, problem)``: an entry's projected messages when it is usable, else why not.
 
     ``check_depth=False`` when the caller knows the entry is shallow (walking every entry costs
     more than parsing its messages; the JSONL reader rules most lines out by counting brackets).
     """
-    if not isinstance(entry, dict):
-        return [], f"not a JSON object: {describe(entry)}"
-    problem = field_problem(entry)
-    if problem is None and check_depth and depth_exceeds(entry):
-        problem = f"nested deeper than {MAX_DEPTH} levels"
+    problem = shape_problem(entry, check_depth)
     if problem is not None:
         return [], problem
     return project_strictly(entry)
@@ -265,16 +277,19 @@ class EntrySource(Protocol):
         ...
 
     def may_be_deep(self, index: int) -> bool:
-        """False only when entry ``index`` surely nests no deeper than :data:`MAX_DEPTH`."""
+        """False only when entry ``index`` surely nests no deeper than :data:`MAX_DEPTH`, or is a
+        message entry (whose depth is checked with its messages)."""
         ...
 
 
 @dataclass
 class Checked:
-    """The usable entries of a session, in order, and what each projects to (for the tree's cache)."""
+    """The usable entries of a session, in order, and what the checked ones project to (the
+    tree's projection cache); ``late_check`` is for the rest (see :func:`check_entries`)."""
 
     entries: list[Entry] = field(default_factory=list)
     projected: dict[str, list[Any]] = field(default_factory=dict)
+    late_check: Callable[[Entry], list[Any] | None] | None = None
 
 
 def check_entries(
@@ -284,31 +299,91 @@ def check_entries(
 ) -> Checked:
     """Keep the entries a tree can hold; ``report(index, entry, problem)`` for each left out.
 
-    A later entry with an id already taken is left out too (the first one keeps it). Entries whose
-    parent was left out are re-attached to the nearest kept ancestor in memory.
+    Every entry's shape is checked here. Messages are parsed strictly only for the entries the
+    active branch's context uses (a long session holds thousands the context never reads again);
+    the others are parsed when first projected, through ``Checked.late_check``, which reports a
+    problem the same way and projects such an entry to nothing.
+
+    A later entry with an id already taken is left out too (the first one keeps it, unless its
+    messages turn out unusable). Entries whose parent was left out are re-attached to the nearest
+    kept ancestor in memory.
     """
     checked = Checked()
     skipped_parent: dict[str, str | None] = {}
+    index_of: dict[str, int] = {}
+    holder: dict[str, Entry] = {}
+    dropped: set[int] = set()  # id() of kept entries whose messages failed afterwards
+
+    def skip(index: int, entry: Any, problem: str) -> None:
+        report(index, entry, problem)
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+            parent = entry.get("parentId")
+            if entry["id"] not in holder:
+                skipped_parent.setdefault(entry["id"], parent if isinstance(parent, str) else None)
+
+    def parse(entry: Entry) -> bool:
+        messages, problem = strictly(entry)
+        if problem is None:
+            checked.projected[entry["id"]] = messages
+            return True
+        del holder[entry["id"]]
+        dropped.add(id(entry))
+        skip(index_of.pop(entry["id"]), entry, problem)
+        return False
+
     for index, entry in enumerate(entries):
-        messages, problem = entry_problem(entry, may_be_deep is None or may_be_deep(index))
-        if problem is None and entry["id"] in checked.projected:
-            problem = f"field id: {entry['id']!r} is already used by an earlier entry"
+        problem = shape_problem(entry, may_be_deep is None or may_be_deep(index))
+        if problem is None and entry["id"] in holder:
+            earlier = holder[entry["id"]]
+            if earlier["id"] in checked.projected or parse(earlier):
+                problem = f"field id: {entry['id']!r} is already used by an earlier entry"
         if problem is not None:
-            report(index, entry, problem)
-            if isinstance(entry, dict) and isinstance(entry.get("id"), str):
-                parent = entry.get("parentId")
-                if entry["id"] not in checked.projected:
-                    skipped_parent.setdefault(entry["id"], parent if isinstance(parent, str) else None)
+            skip(index, entry, problem)
             continue
         checked.entries.append(entry)
-        checked.projected[entry["id"]] = messages
-    if skipped_parent:
-        _reattach(checked, skipped_parent)
+        holder[entry["id"]] = entry
+        index_of[entry["id"]] = index
+    while True:
+        if dropped:
+            checked.entries = [e for e in checked.entries if id(e) not in dropped]
+            dropped.clear()
+        if skipped_parent:
+            _reattach(checked, skipped_parent, holder)
+        pending = [e for e in _active_context(checked.entries, holder) if e["id"] not in checked.projected]
+        if all([parse(entry) for entry in pending]):
+            break
+
+    def late_check(entry: Entry) -> list[Any] | None:
+        """A loaded entry's messages parsed strictly (nothing, reported, when unusable); None for
+        an entry that was not loaded here."""
+        if holder.get(entry["id"]) is not entry:
+            return None
+        messages, problem = strictly(entry)
+        if problem is not None:
+            report(index_of[entry["id"]], entry, problem)
+        return messages
+
+    checked.late_check = late_check
     return checked
 
 
-def _reattach(checked: Checked, skipped_parent: dict[str, str | None]) -> None:
-    kept = checked.projected
+def strictly(entry: Entry) -> tuple[list[Any], str | None]:
+    """:func:`project_strictly`, after the depth check a message entry skipped on load."""
+    if entry["type"] == "message" and depth_exceeds(entry):
+        return [], f"nested deeper than {MAX_DEPTH} levels"
+    return project_strictly(entry)
+
+
+def _active_context(entries: list[Entry], by_id: dict[str, Entry]) -> list[Entry]:
+    """The context entries of the branch that ends at the last entry (the tree's leaf on load)."""
+    if not entries:
+        return []
+    path = list(walk_to_root(by_id.get, entries[-1]["id"]))
+    path.reverse()
+    return [e for e in context_entries(path) if e["type"] in PROJECTED_TYPES]
+
+
+def _reattach(checked: Checked, skipped_parent: dict[str, str | None], kept: dict[str, Entry]) -> None:
 
     def crossing(parent: str | None) -> tuple[str | None, list[str]]:
         """The nearest kept ancestor through left-out entries, and the left-out ids crossed."""

@@ -17,7 +17,9 @@ __all__ = [
     "register_modes",
     "register_providers",
     "register_renderers",
+    "register_resources",
     "register_session_stores",
+    "register_settings_plugins",
     "register_subcommands",
     "register_tools",
 ]
@@ -84,3 +86,17 @@ def register_renderers() -> list[Any]:
     """How the interactive mode draws things: ``MessageRenderer`` (by role and custom message
     type), ``ToolRenderer`` (a tool's call and result) and ``FooterRenderer`` items. The built-in
     renderers register through this hook too; the last registration for a key wins."""
+
+
+@hookspec
+def register_resources() -> list[Any]:
+    """``Resources`` items: the skills, prompt templates and themes this package ships. They load
+    after the ``skills`` / ``prompts`` / ``themes`` settings' paths (pi's package precedence); the
+    ``packages`` setting's filter objects narrow them (docs/packages.md)."""
+
+
+@hookspec
+def register_settings_plugins(settings_path: str, problems: list[str]) -> list[Any]:
+    """More plugins the settings file ``settings_path`` names (the user's, or a trusted project's
+    ``extensions`` and ``packages``): absolute paths of ``.py`` files or package folders, or
+    importable module names, loaded like ``-e`` ones. An unusable entry is one line in ``problems``."""

@@ -97,19 +97,25 @@ def test_secret_fields_are_redacted_and_counts_kept():
     assert cleaned["note"] == "the key is [redacted]; curl -H 'Authorization: Bearer [redacted]'"
     assert len(cleaned["long"]) < 220 and cleaned["long"].endswith("[1000 chars]")
     assert records.Cleaner().scrub(f"{OPENAI_SECRET} is unknown here") == f"{OPENAI_SECRET} is unknown here"
-    assert records.Cleaner().scrub("token=hunter2hunter2 ghp_abcdefghijklmnopqrst1234 sk-proj-abcdefghij") == (
-        "token=[redacted] [redacted] [redacted]"
-    )
+    assert records.Cleaner().scrub(
+        "token=hunter2hunter2 ghp_abcdefghijklmnopqrst1234 sk-proj-abcdefghij"
+    ) == ("token=[redacted] [redacted] [redacted]")
 
 
-def test_known_secrets_come_from_the_environment_and_auth_json(tmp_path):
+def test_known_secrets_come_from_the_environment_auth_json_and_models_json(tmp_path):
     _plugin, records = load_logger()
     (tmp_path / "auth.json").write_text(
         json.dumps({"anthropic": {"type": "api_key", "key": AUTH_SECRET}, "x": {"type": "oauth"}})
     )
+    providers = {
+        "loop": {"baseUrl": "http://127.0.0.1:1/v1", "apiKey": LOOP_SECRET},
+        "env": {"apiKey": "MY_PROVIDER_KEY", "headers": {"X-Token": "!pass show token"}},
+    }
+    (tmp_path / "models.json").write_text(json.dumps({"providers": providers}))
     environ = {"OPENAI_API_KEY": OPENAI_SECRET, "HOME": "/home/someone", "SSH_AUTH_SOCK": "/tmp/agent.1"}
     found = records.known_secrets(environ, str(tmp_path))
-    assert sorted(found) == sorted([OPENAI_SECRET, AUTH_SECRET])  # paths and plain values are not
+    # not paths, plain values, environment variable names or commands
+    assert sorted(found) == sorted([OPENAI_SECRET, AUTH_SECRET, LOOP_SECRET])
 
 
 def test_messages_are_summarised_not_copied():
@@ -274,7 +280,8 @@ def test_an_interactive_session_is_logged_and_the_models_key_is_not(world, tmp_p
     venv = make_venv(tmp_path / "venv")
     pi_install_example("pi-event-logger", venv)
     env = {k: v for k, v in world["env"].items() if k != "PYTHONPATH"}
-    replies = [Reply.tool("bash", {"command": "echo from-the-terminal"}), Reply("all done here")]
+    command = f"tr , '\\n' < {world['agent'] / 'models.json'} | grep apiKey; echo from-the-terminal"
+    replies = [Reply.tool("bash", {"command": command}), Reply("all done here")]
     with LoopbackServer(replies) as server:
         models = Path(write_models_json(world["agent"], server.url))
         config = json.loads(models.read_text())
@@ -287,6 +294,7 @@ def test_an_interactive_session_is_logged_and_the_models_key_is_not(world, tmp_p
             term.press("Enter")
             term.wait_for("all done here")
             term.wait_gone("esc to interrupt")
+            assert LOOP_SECRET in term.scrollback(joined=True)  # the tool printed the key
             term.send("/name logged-session")
             term.press("Enter")
             term.press("C-d")
@@ -299,3 +307,5 @@ def test_an_interactive_session_is_logged_and_the_models_key_is_not(world, tmp_p
     assert records[0]["mode"] == "interactive" and records[0]["model"] == "loop/loop-1"
     assert next(r for r in records if r["type"] == "session_info_changed")["name"] == "logged-session"
     assert LOOP_SECRET not in log.read_text()
+    tool_end = next(r for r in records if r["type"] == "tool_execution_end")
+    assert tool_end["result"]["content"][0]["preview"] == ' "apiKey": "[redacted]"\nfrom-the-terminal\n'

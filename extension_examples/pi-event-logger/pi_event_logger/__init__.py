@@ -57,11 +57,7 @@ class EventLog:
         from .records import summarise
 
         if kind == "message_update":
-            inner = event.get("assistantMessageEvent")
-            sub = getattr(inner, "type", None) or (inner.get("type") if isinstance(inner, dict) else "?")
-            self.updates[sub] = self.updates.get(sub, 0) + 1
-            delta = getattr(inner, "delta", None) or (inner.get("delta") if isinstance(inner, dict) else None)
-            self.delta_chars += len(delta) if isinstance(delta, str) else 0
+            self.count(event)
             return None
         if kind == "tool_execution_update":
             call = str(event.get("toolCallId"))
@@ -87,6 +83,17 @@ class EventLog:
         record = {"ts": now, "seq": self.seq, "session": self.session_id, "type": kind, **fields}
         self.seq += 1
         return record
+
+    def count(self, event: dict[str, Any]) -> None:
+        """A ``message_update``: counted by kind, its delta's length added up."""
+        inner = event.get("assistantMessageEvent")
+        if isinstance(inner, dict):
+            sub, delta = inner.get("type", "?"), inner.get("delta")
+        else:
+            sub, delta = getattr(inner, "type", "?"), getattr(inner, "delta", None)
+        self.updates[sub] = self.updates.get(sub, 0) + 1
+        if type(delta) is str:
+            self.delta_chars += len(delta)
 
     def write(self, record: dict[str, Any]) -> None:
         """Append one line; an OSError propagates (the caller stops logging)."""
@@ -115,6 +122,19 @@ class Logger:
         self.logs: dict[str, EventLog] = {}
         self.stopped: str | None = None
         """Why logging stopped (the one error reported), or None while it runs."""
+        self.last: tuple[Any, EventLog] | None = None
+        """The ctx and log of the last record: deltas (many, between a message's start and end)
+        go to it without looking the session up again."""
+
+    def delta(self, event: Any, ctx: Any) -> None:
+        """A ``message_update``, the one event that comes by the thousand: count it, cheaply."""
+        if self.stopped is not None:
+            return
+        last = self.last
+        try:
+            (last[1] if last is not None and last[0] is ctx else self.log_for(ctx)).count(event)
+        except Exception as exc:
+            self.stop(ctx, f"pi-event-logger: {type(exc).__name__}: {exc}; event logging is off")
 
     def log_for(self, ctx: Any) -> EventLog | None:
         session = getattr(ctx, "session", None)
@@ -138,6 +158,7 @@ class Logger:
             log = self.log_for(ctx)
             if log is None:
                 return
+            self.last = (ctx, log)
             try:
                 record = log.record(kind, event if isinstance(event, dict) else {})
             except Exception as exc:  # an event we cannot summarise still leaves a trace
@@ -150,7 +171,9 @@ class Logger:
                 record.update(extra(ctx))
             log.write(record)
         except OSError as exc:
-            self.stop(ctx, f"pi-event-logger: cannot write {getattr(log, 'path', '?')}: {exc}; event logging is off")
+            self.stop(
+                ctx, f"pi-event-logger: cannot write {getattr(log, 'path', '?')}: {exc}; event logging is off"
+            )
         except Exception as exc:
             self.stop(ctx, f"pi-event-logger: {type(exc).__name__}: {exc}; event logging is off")
 
@@ -165,6 +188,7 @@ class Logger:
         log = self.logs.pop(session_id, None)
         if log is not None:
             log.close()
+        self.last = None
 
 
 def _agent_dir(ctx: Any) -> str:
@@ -217,12 +241,18 @@ def _about(ctx: Any) -> dict[str, Any]:
 
 @hookimpl
 def register_cli_flags():
-    return [CliFlag(name=FLAG, type="string", description="pi-event-logger: write the event log to this file")]
+    return [
+        CliFlag(name=FLAG, type="string", description="pi-event-logger: write the event log to this file")
+    ]
 
 
 @hookimpl(trylast=True)
 def on_event(event, ctx):
-    _logger.handle(str(event.get("type", "event")), event, ctx)
+    kind = event.get("type")
+    if kind == "message_update":
+        _logger.delta(event, ctx)
+    else:
+        _logger.handle(str(kind or "event"), event, ctx)
 
 
 @hookimpl(trylast=True)

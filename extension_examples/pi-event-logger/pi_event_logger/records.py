@@ -6,7 +6,8 @@ Three rules keep the log safe and short:
   ``Authorization``, ``secret``, ``password``, ``cookie``...) is written ``"[redacted]"``; numbers
   are kept (``totalTokens`` is a count, not a secret);
 - **values**: every string is scrubbed of the secrets this process knows (the values of
-  environment variables named like credentials, the keys in ``<agent dir>/auth.json``) and of
+  environment variables named like credentials, the keys in ``<agent dir>/auth.json`` and
+  ``models.json``) and of
   strings shaped like keys (``sk-...``, ``Bearer ...``, ``ghp_...``);
 - **size**: strings are cut to :data:`MAX_STRING` characters, lists to :data:`MAX_ITEMS` items;
   messages become summaries (role, usage, stop reason, each block's type and length, a short
@@ -27,9 +28,7 @@ MAX_ITEMS = 20
 MAX_DEPTH = 6
 REDACTED = "[redacted]"
 
-SECRET_NAME = re.compile(
-    r"key|token|secret|passw|authoriz|\bauth\b|cookie|credential|bearer", re.I
-)
+SECRET_NAME = re.compile(r"key|token|secret|passw|authoriz|\bauth\b|cookie|credential|bearer", re.I)
 """Field names whose (string) values are never written."""
 SECRET_ENV = re.compile(r"KEY|TOKEN|SECRET|PASSW|AUTH|CREDENTIAL|COOKIE", re.I)
 """Environment variable names whose values are scrubbed from every string."""
@@ -66,18 +65,25 @@ def _strings(value: Any) -> list[str]:
 
 
 def known_secrets(environ: dict[str, str] | None = None, agent_dir: str | None = None) -> list[str]:
-    """Values to scrub: credential-named environment variables and every string of
-    ``<agent_dir>/auth.json`` that sits under a credential-named field. Longest first."""
+    """Values to scrub: credential-named environment variables, and every string under a
+    credential-named field of ``<agent_dir>/auth.json`` and ``models.json`` (``apiKey``, an
+    ``Authorization`` header...; not an environment variable's name or a ``!command``, which is
+    what a models.json ``apiKey`` may hold instead of the key). Longest first."""
     environ = os.environ if environ is None else environ
     found = {value for name, value in environ.items() if SECRET_ENV.search(name) and _plausible_secret(value)}
-    if agent_dir:
+    for name in ("auth.json", "models.json") if agent_dir else ():
         try:
-            with open(os.path.join(agent_dir, "auth.json"), encoding="utf-8") as handle:
-                auth = json.load(handle)
+            with open(os.path.join(agent_dir, name), encoding="utf-8") as handle:
+                data = json.load(handle)
         except (OSError, ValueError):
-            auth = None
-        found.update(s for s in _secret_fields(auth) if _plausible_secret(s))
+            continue
+        found.update(s for s in _secret_fields(data) if _plausible_secret(s) and not _reference(s))
     return sorted(found, key=len, reverse=True)
+
+
+def _reference(value: str) -> bool:
+    """An environment variable's name or a shell command, not a key."""
+    return value.startswith("!") or re.fullmatch(r"[A-Z][A-Z0-9_]*", value) is not None
 
 
 def _secret_fields(value: Any) -> list[str]:
@@ -128,7 +134,9 @@ class Cleaner:
         value = plain(value)
         if isinstance(value, dict):
             return {
-                str(name): self.clean(item, secret=secret or bool(SECRET_NAME.search(str(name))), depth=depth + 1)
+                str(name): self.clean(
+                    item, secret=secret or bool(SECRET_NAME.search(str(name))), depth=depth + 1
+                )
                 for name, item in value.items()
             }
         if isinstance(value, list | tuple | set | frozenset):
@@ -182,7 +190,9 @@ class Cleaner:
                 out[name] = self.clean(value, depth=MAX_DEPTH - 2)
             elif isinstance(value, dict) and value and all(isinstance(v, str) for v in value.values()):
                 out[name] = {str(k): {"chars": len(v)} for k, v in value.items()}  # system sections
-            elif isinstance(value, list) and value and all(isinstance(v, dict) and "name" in v for v in value):
+            elif (
+                isinstance(value, list) and value and all(isinstance(v, dict) and "name" in v for v in value)
+            ):
                 out[name] = [self.clean(v["name"]) for v in value[:MAX_ITEMS]]  # declared tools
             else:
                 out[name] = self.clean(value, secret=bool(SECRET_NAME.search(name)))
@@ -239,17 +249,25 @@ def summarise(kind: str, event: dict[str, Any], cleaner: Cleaner) -> dict[str, A
     if kind == "message_start":  # the whole message follows in message_end
         message = plain(event.get("message"))
         keep = ("role", "toolCallId", "toolName", "customType", "provider", "model", "timestamp")
-        return {"message": {k: c.clean(message[k]) for k in keep if isinstance(message, dict) and k in message}}
+        return {
+            "message": {k: c.clean(message[k]) for k in keep if isinstance(message, dict) and k in message}
+        }
     if kind == "turn_end":  # the message was written by its message_end
         message = plain(event.get("message"))
         message = message if isinstance(message, dict) else {}
         return {"stopReason": message.get("stopReason"), "toolResults": len(event.get("toolResults") or [])}
     if kind == "agent_end":
         messages = event.get("messages") or []
-        roles = [getattr(m, "role", None) or (m.get("role") if isinstance(m, dict) else None) for m in messages]
+        roles = [
+            getattr(m, "role", None) or (m.get("role") if isinstance(m, dict) else None) for m in messages
+        ]
         return {"messages": len(messages), "roles": roles[:MAX_ITEMS], "willRetry": event.get("willRetry")}
     if kind == "tool_execution_start":
-        return {"toolCallId": event.get("toolCallId"), "toolName": event.get("toolName"), "args": c.clean(event.get("args"))}
+        return {
+            "toolCallId": event.get("toolCallId"),
+            "toolName": event.get("toolName"),
+            "args": c.clean(event.get("args")),
+        }
     if kind == "tool_execution_end":
         return {
             "toolCallId": event.get("toolCallId"),
@@ -266,7 +284,9 @@ def summarise(kind: str, event: dict[str, Any], cleaner: Cleaner) -> dict[str, A
         keep = ("id", "parentId", "type", "customType", "label", "name")
         return {"entry": {k: c.clean(entry.get(k)) for k in keep if isinstance(entry, dict) and k in entry}}
     if kind == "compaction_end":
-        out = {k: c.clean(event.get(k)) for k in ("reason", "aborted", "willRetry", "errorMessage") if k in event}
+        out = {
+            k: c.clean(event.get(k)) for k in ("reason", "aborted", "willRetry", "errorMessage") if k in event
+        }
         result = plain(event.get("result"))
         if isinstance(result, dict):
             summary = str(result.get("summary") or "")
@@ -293,4 +313,8 @@ def summarise(kind: str, event: dict[str, Any], cleaner: Cleaner) -> dict[str, A
             "previousModel": model_key(event.get("previousModel")),
             "source": c.clean(event.get("source")),
         }
-    return {name: c.clean(value, secret=bool(SECRET_NAME.search(name))) for name, value in event.items() if name != "type"}
+    return {
+        name: c.clean(value, secret=bool(SECRET_NAME.search(name)))
+        for name, value in event.items()
+        if name != "type"
+    }

@@ -7,8 +7,7 @@ Three rules keep the log safe and short:
   are kept (``totalTokens`` is a count, not a secret);
 - **values**: every string is scrubbed of the secrets this process knows (the values of
   environment variables named like credentials, the keys in ``<agent dir>/auth.json`` and
-  ``models.json``) and of
-  strings shaped like keys (``sk-...``, ``Bearer ...``, ``ghp_...``);
+  ``models.json``) and of strings shaped like keys (``sk-...``, ``Bearer ...``, ``ghp_...``);
 - **size**: strings are cut to :data:`MAX_STRING` characters, lists to :data:`MAX_ITEMS` items;
   messages become summaries (role, usage, stop reason, each block's type and length, a short
   preview of text), and streamed deltas are counted instead of written.

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-from pi_host.lib.llm.builder import MessageBuilder, guard
+from pi_host.lib.llm.builder import EventBatch, MessageBuilder, guard
 from pi_host.lib.llm.http import open_sse, run_request_hooks, stream_event_hook
 from pi_provider_openai import compat as compat_flags
 from pi_provider_openai.completions_request import build_body
@@ -52,19 +52,30 @@ async def _events(builder: MessageBuilder, model: Any, context: Any, options: An
     async with open_sse(url, body=body, headers=headers, options=options) as response:
         yield builder.start()
         parser = CompletionsParser(builder, flags)
-        feed = parser.feed
+        feed, feed_raw = parser.feed, parser.feed_raw
         emit = stream_event_hook(options)
-        finished = False
-        async for batch in response.batches():
+        finished: list[bool] = []
+
+        def batch_events(batch: list[Any]) -> Iterator[Any]:
+            # Pulled by the guard one event at a time: a chunk is decoded when its turn comes.
             for _name, data in batch:
                 if data == b"[DONE]":
-                    finished = True
-                    break
-                chunk = loads(data)
-                if emit is not None:
+                    finished.append(True)
+                    return
+                yield from feed_raw(data)
+
+        async for batch in response.batches():
+            if emit is None:
+                yield EventBatch(batch_events(batch))
+            else:  # a plugin sees each raw chunk before its events: one at a time
+                for _name, data in batch:
+                    if data == b"[DONE]":
+                        finished.append(True)
+                        break
+                    chunk = loads(data)
                     await emit(chunk)
-                for event in feed(chunk):
-                    yield event
+                    for event in feed(chunk):
+                        yield event
             if finished:
                 break
         for event in parser.finish():

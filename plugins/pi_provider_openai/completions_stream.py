@@ -13,7 +13,10 @@ deltas are matched by ``index`` (or by ``id``); usage usually arrives in a final
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+import orjson
 
 from pi_host.lib.llm.usage import apply_reported_cost, is_openrouter
 from pi_host.protocol import Cost, Usage
@@ -28,6 +31,11 @@ _STOP = {
     "tool_calls": "toolUse",
     "function_call": "toolUse",
 }
+
+
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_VALUE_KEYS = {"text": b'"content":', "tool": b'"arguments":'}
+_LEARNING_TRIES = 16
 
 
 class StreamFailure(Exception):
@@ -59,6 +67,18 @@ def usage_from(raw: dict[str, Any]) -> Usage:
     )
 
 
+def _tool_arguments(delta: dict[str, Any]) -> Any:
+    """The arguments piece of a delta that continues one tool call (no id, no name), else None."""
+    calls = delta.get("tool_calls")
+    if not calls or len(calls) != 1 or not isinstance(calls[0], dict):
+        return None
+    call = calls[0]
+    function = call.get("function")
+    if not isinstance(function, dict) or call.get("id") or function.get("name"):
+        return None
+    return function.get("arguments")
+
+
 def map_finish_reason(reason: str | None) -> tuple[str, str | None]:
     """(pi stop reason, error message for unknown reasons)."""
     if reason is None:
@@ -81,6 +101,8 @@ class CompletionsParser:
         "_text_key",
         "_thinking_key",
         "_saw_chunk",
+        "_template",
+        "_learning",
     )
 
     def __init__(self, builder: Any, compat: dict[str, Any]) -> None:
@@ -94,6 +116,65 @@ class CompletionsParser:
         self._text_key: Any = None
         self._thinking_key: Any = None
         self._saw_chunk = False
+        self._template: tuple[bytes, bytes, str] | None = None
+        self._learning = _LEARNING_TRIES
+
+    def feed_raw(self, data: bytes) -> list[Any] | tuple[Any, ...]:
+        """:meth:`feed` for the undecoded bytes of one chunk.
+
+        A server sends thousands of chunks that differ from the one before only in the text (or
+        argument) piece, byte for byte. Once a pure delta chunk has been decoded, its bytes before
+        and after that string are kept as a template: a chunk that starts and ends with exactly
+        those bytes and has one JSON string between them means the same thing with another
+        piece, so only the string is decoded. Anything else is decoded whole.
+        """
+        template = self._template
+        if template is not None and template[2] == self._kind and data.startswith(template[0]):
+            head, tail = template[0], template[1]
+            if data.endswith(tail):
+                try:
+                    piece = orjson.loads(data[len(head) : len(data) - len(tail)])
+                except orjson.JSONDecodeError:
+                    piece = None
+                if piece and piece.__class__ is str:
+                    if self._kind == "text":
+                        return (self.builder.text_delta(self._text_key, piece),)
+                    if self.builder.is_open(self._last_tool):
+                        return (self.builder.toolcall_delta(self._last_tool, piece),)
+        chunk = orjson.loads(data)
+        kind = self._kind
+        events = self.feed(chunk)
+        if self._learning and kind == self._kind and kind in _VALUE_KEYS and len(events) == 1:
+            delta = self._pure_delta(chunk)
+            if delta is not None:
+                value = delta.get("content") if kind == "text" else _tool_arguments(delta)
+                if value and value.__class__ is str:
+                    self._learn(data, value, _VALUE_KEYS[kind])
+        return events
+
+    def _learn(self, data: bytes, value: str, key: bytes) -> None:
+        self._learning -= 1
+        if data.count(key) != 1:
+            return
+        at = data.find(key) + len(key)
+        while data[at : at + 1] == b" ":
+            at += 1
+        found = _JSON_STRING.match(data, at)
+        if found is not None and orjson.loads(found.group()) == value:
+            self._template = (data[:at], data[found.end() :], self._kind)
+
+    @staticmethod
+    def _pure_delta(chunk: dict[str, Any]) -> dict[str, Any] | None:
+        """The delta of a chunk that carries one delta field and nothing else (no usage, no
+        finish reason), else None."""
+        choices = chunk.get("choices")
+        if choices and chunk.get("usage") is None and "x_groq" not in chunk:
+            choice = choices[0]
+            if choice.get("finish_reason") is None and "usage" not in choice:
+                delta = choice.get("delta")
+                if delta and len(delta) == 1:
+                    return delta
+        return None
 
     def feed(self, chunk: dict[str, Any]) -> list[Any] | tuple[Any, ...]:
         """Events caused by one decoded chunk."""
@@ -101,20 +182,16 @@ class CompletionsParser:
         if kind == "text" or kind == "tool":
             # Hot paths: one more piece of the open text block or of the open tool call's
             # arguments, nothing else in the chunk.
-            choices = chunk.get("choices")
-            if choices and chunk.get("usage") is None and "x_groq" not in chunk:
-                choice = choices[0]
-                if choice.get("finish_reason") is None and "usage" not in choice:
-                    delta = choice.get("delta")
-                    if delta and len(delta) == 1:
-                        if kind == "text":
-                            content = delta.get("content")
-                            if content and content.__class__ is str:
-                                return (self.builder.text_delta(self._text_key, content),)
-                        else:
-                            event = self._tool_fast(delta.get("tool_calls"))
-                            if event is not None:
-                                return (event,)
+            delta = self._pure_delta(chunk)
+            if delta is not None:
+                if kind == "text":
+                    content = delta.get("content")
+                    if content and content.__class__ is str:
+                        return (self.builder.text_delta(self._text_key, content),)
+                else:
+                    event = self._tool_fast(delta.get("tool_calls"))
+                    if event is not None:
+                        return (event,)
         return self._feed(chunk)
 
     def _tool_fast(self, calls: Any) -> Any:

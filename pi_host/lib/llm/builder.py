@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Hashable
+from collections.abc import AsyncIterator, Hashable, Iterable
 from typing import Any
 
 from pi_host.lib.llm.partial_json import PartialObject, parse_final
@@ -374,6 +374,18 @@ def describe_error(exc: BaseException, redact: Redactor = PATTERNS_ONLY) -> str:
     return describe_transport_error(exc, redact)
 
 
+class EventBatch:
+    """Several events for :func:`guard` in one hop: an adapter's inner generator may yield one of
+    these instead of each event. ``events`` is iterated lazily, so an adapter that parses a
+    chunk only when its events are pulled keeps ``partial`` exactly as far as the event in hand.
+    (One async-generator step per event costs about as much as decoding the event.)"""
+
+    __slots__ = ("events",)
+
+    def __init__(self, events: Iterable[Any]) -> None:
+        self.events = events
+
+
 def guard(
     builder: MessageBuilder,
     inner: AsyncIterator[Any],
@@ -434,14 +446,17 @@ async def _guard(
         try:
             if watching and signal.aborted:  # type: ignore[union-attr]
                 raise AbortError()
-            async for event in inner:
-                cls = event.__class__
-                if cls is done_cls or cls is error_cls:
-                    tail.append(event)
+            async for item in inner:
+                for event in item.events if item.__class__ is EventBatch else (item,):
+                    cls = event.__class__
+                    if cls is done_cls or cls is error_cls:
+                        tail.append(event)
+                        break
+                    yield event
+                    if watching and signal.aborted:  # type: ignore[union-attr]
+                        raise AbortError()
+                if tail:
                     break
-                yield event
-                if watching and signal.aborted:  # type: ignore[union-attr]
-                    raise AbortError()
             else:
                 if not builder.finished:
                     if not builder.started:

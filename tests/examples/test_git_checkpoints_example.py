@@ -221,7 +221,12 @@ def installed(tmp_path_factory):
     """A throw-away environment with pi-git-checkpoints installed by its own ``pi install``
     (its home and agent dir are temporary too: the manifest is written there)."""
     base = tmp_path_factory.mktemp("checkpoints-install")
-    env = {"HOME": str(base / "home"), "PI_CODING_AGENT_DIR": str(base / "agent")}
+    env = {
+        "HOME": str(base / "home"),
+        "PI_CODING_AGENT_DIR": str(base / "agent"),
+        "PI_HOST_CACHE_DIR": str(base / "cache"),
+        "XDG_CACHE_HOME": str(base / "xdg-cache"),
+    }
     for directory in env.values():
         os.makedirs(directory)
     venv = make_venv(base / "venv")

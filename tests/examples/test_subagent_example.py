@@ -79,7 +79,12 @@ async def test_the_tool_result_is_the_sub_agents_answer_from_its_own_session():
     assert updates and "→ bash echo sub-ran" in updates[-1].content[0].text
     assert "SUB ANSWER" in updates[-1].content[0].text
     stored = [e["message"] for e in session.store.entries() if e["type"] == "message"]
-    assert [m["role"] for m in stored if m["role"] != "system"] == ["user", "assistant", "toolResult", "assistant"]
+    assert [m["role"] for m in stored if m["role"] != "system"] == [
+        "user",
+        "assistant",
+        "toolResult",
+        "assistant",
+    ]
     assert [m["toolName"] for m in stored if m["role"] == "toolResult"] == ["subagent"]  # not bash
 
 
@@ -141,7 +146,12 @@ def installed(tmp_path_factory):
     """A throw-away environment with pi-subagent installed by its own ``pi install`` (its home and
     agent dir are temporary too: the manifest is written there)."""
     base = tmp_path_factory.mktemp("subagent-install")
-    env = {"HOME": str(base / "home"), "PI_CODING_AGENT_DIR": str(base / "agent")}
+    env = {
+        "HOME": str(base / "home"),
+        "PI_CODING_AGENT_DIR": str(base / "agent"),
+        "PI_HOST_CACHE_DIR": str(base / "cache"),
+        "XDG_CACHE_HOME": str(base / "xdg-cache"),
+    }
     for directory in env.values():
         os.makedirs(directory)
     venv = make_venv(base / "venv")

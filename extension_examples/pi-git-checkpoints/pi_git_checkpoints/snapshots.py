@@ -47,8 +47,9 @@ async def git(ctx: Any, repo_or_cwd: Repo | str, *args: str, index: str | None =
     else:
         out = await ctx.exec("env", [f"GIT_INDEX_FILE={index}", "git", *args], timeout=TIMEOUT, cwd=cwd)
     if out["code"] != 0:
-        message = (out["stderr"] or out["stdout"]).strip().splitlines()
-        raise GitError(f"git {args[0]}: {message[-1] if message else 'exit code %d' % out['code']}")
+        lines = (out["stderr"] or out["stdout"]).strip().splitlines()
+        command = next((a for a in args if not a.startswith("-") and "=" not in a), "")
+        raise GitError(f"git {command}: {lines[-1] if lines else 'exit code ' + str(out['code'])}")
     return out["stdout"]
 
 
@@ -72,7 +73,9 @@ def ref_name(session_id: str, number: int) -> str:
 
 
 async def head_commit(ctx: Any, repo: Repo) -> str | None:
-    out = await ctx.exec("git", ["rev-parse", "--verify", "-q", "HEAD^{commit}"], timeout=TIMEOUT, cwd=repo.top)
+    out = await ctx.exec(
+        "git", ["rev-parse", "--verify", "-q", "HEAD^{commit}"], timeout=TIMEOUT, cwd=repo.top
+    )
     return out["stdout"].strip() or None if out["code"] == 0 else None
 
 
@@ -84,7 +87,9 @@ async def work_tree(ctx: Any, repo: Repo) -> tuple[str, str | None]:
     try:
         copied = False
         if os.path.isfile(repo.index):
-            shutil.copyfile(repo.index, index)
+            # copy2 keeps the file's time: git re-reads the files changed since the index was
+            # written by comparing their times with it ("racy git"), so a copy must not be newer
+            shutil.copy2(repo.index, index)
             copied = True
         try:
             if not copied:

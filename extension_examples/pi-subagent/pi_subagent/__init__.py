@@ -39,7 +39,7 @@ class SubagentTool(Tool):
             "tools": {
                 "type": "array",
                 "items": {"type": "string"},
-                "description": "Tool names for the sub-agent, e.g. [\"read\", \"grep\"]",
+                "description": 'Tool names for the sub-agent, e.g. ["read", "grep"]',
             },
         },
         "required": ["task"],

@@ -137,7 +137,7 @@ async def run(parent: Any, task: str, tools: list[str] | None, signal: Any, on_u
     sub = await pi_host.create_session(options)
     _sub_sessions[id(sub)] = SYSTEM_PROMPT
     unsubscribe = sub.subscribe(progress)
-    remove = None
+    remove = signal.add_listener(sub.request_abort) if signal is not None else None
     try:
         await sub.prompt(task, source="extension", expand=False)
     finally:

@@ -125,6 +125,10 @@ def create_client(**kwargs: Any) -> httpx.AsyncClient:
     )
     kwargs.setdefault("follow_redirects", True)
     kwargs.setdefault("limits", httpx.Limits(max_connections=64, max_keepalive_connections=16))
+    if "verify" not in kwargs:
+        from pi_host.lib.llm.tls import client_tls_context
+
+        kwargs["verify"] = client_tls_context()
     return httpx.AsyncClient(**kwargs)
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from pi_host.lib.llm.builder import EventBatch, MessageBuilder, guard
@@ -21,6 +23,8 @@ from pi_provider_openai.shared import (
 )
 
 API = "openai-completions"
+DONE = b"[DONE]"
+second = itemgetter(1)
 
 
 def stream_completions(model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
@@ -54,29 +58,21 @@ async def _events(builder: MessageBuilder, model: Any, context: Any, options: An
         parser = CompletionsParser(builder, flags)
         feed, feed_raw = parser.feed, parser.feed_raw
         emit = stream_event_hook(options)
-        finished: list[bool] = []
-
-        def batch_events(batch: list[Any]) -> Iterator[Any]:
-            # Pulled by the guard one event at a time: a chunk is decoded when its turn comes.
-            for _name, data in batch:
-                if data == b"[DONE]":
-                    finished.append(True)
-                    return
-                yield from feed_raw(data)
-
         async for batch in response.batches():
             if emit is None:
-                yield EventBatch(batch_events(batch))
+                # Pulled by the guard one event at a time (a chunk is decoded when its turn
+                # comes), without a Python generator step per chunk.
+                yield EventBatch(chain.from_iterable(map(feed_raw, map(second, batch))))
             else:  # a plugin sees each raw chunk before its events: one at a time
                 for _name, data in batch:
-                    if data == b"[DONE]":
-                        finished.append(True)
+                    if data == DONE:
+                        parser.done = True
                         break
                     chunk = loads(data)
                     await emit(chunk)
                     for event in feed(chunk):
                         yield event
-            if finished:
+            if parser.done:
                 break
         for event in parser.finish():
             yield event

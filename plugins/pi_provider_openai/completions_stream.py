@@ -103,6 +103,7 @@ class CompletionsParser:
         "_saw_chunk",
         "_template",
         "_learning",
+        "done",
     )
 
     def __init__(self, builder: Any, compat: dict[str, Any]) -> None:
@@ -118,6 +119,8 @@ class CompletionsParser:
         self._saw_chunk = False
         self._template: tuple[bytes, bytes, str] | None = None
         self._learning = _LEARNING_TRIES
+        self.done = False
+        """``feed_raw`` has seen ``data: [DONE]``."""
 
     def feed_raw(self, data: bytes) -> list[Any] | tuple[Any, ...]:
         """:meth:`feed` for the undecoded bytes of one chunk.
@@ -126,7 +129,8 @@ class CompletionsParser:
         argument) piece, byte for byte. Once a pure delta chunk has been decoded, its bytes before
         and after that string are kept as a template: a chunk that starts and ends with exactly
         those bytes and has one JSON string between them means the same thing with another
-        piece, so only the string is decoded. Anything else is decoded whole.
+        piece, so only the string is decoded. Anything else is decoded whole. ``[DONE]`` sets
+        :attr:`done` and gives no events (nor does anything after it).
         """
         template = self._template
         if template is not None and template[2] == self._kind and data.startswith(template[0]):
@@ -141,6 +145,10 @@ class CompletionsParser:
                         return (self.builder.text_delta(self._text_key, piece),)
                     if self.builder.is_open(self._last_tool):
                         return (self.builder.toolcall_delta(self._last_tool, piece),)
+        if data == b"[DONE]" or self.done:
+            self.done = True  # the end of the stream: whatever follows it is ignored
+            self._template = None
+            return ()
         chunk = orjson.loads(data)
         kind = self._kind
         events = self.feed(chunk)
@@ -249,14 +257,14 @@ class CompletionsParser:
         if self._kind != "text":
             self._kind = "text"
             self._seq += 1
-            self._text_key = ("text", self._seq)
+            self._text_key = f"text{self._seq}"  # a str: its hash is cached, a tuple's is not
         return self.builder.text(self._text_key, content)
 
     def _thinking(self, piece: str, field: str) -> tuple[Any, ...]:
         if self._kind != "thinking":
             self._kind = "thinking"
             self._seq += 1
-            self._thinking_key = ("thinking", self._seq)
+            self._thinking_key = f"thinking{self._seq}"
         return self.builder.thinking(self._thinking_key, piece, signature=field)
 
     def _delta(self, delta: dict[str, Any]) -> list[Any]:
@@ -310,7 +318,7 @@ class CompletionsParser:
                 key = None  # same index, new id: servers that send whole calls at index 0
         if key is None or not self.builder.is_open(key):
             self._seq += 1
-            key = ("tool", self._seq)
+            key = f"tool{self._seq}"
             if ident is not None:
                 self._tool_keys[ident] = key
         self._last_tool = key

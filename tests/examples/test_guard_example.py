@@ -1,11 +1,10 @@
-"""The pi-guard example installs with pip and works as an ordinary third-party plugin."""
+"""The pi-guard example is installed by the real ``pi install`` into a throw-away environment and
+works as an ordinary third-party plugin: listed, loaded in process from that environment's
+site-packages, and run by that environment's ``pi``."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pi_provider_faux as faux
 import pytest
@@ -14,12 +13,16 @@ import pi_host
 from pi_host import hookimpl
 from pi_host.loop.tools import Tool, ToolResult
 from pi_host.protocol import TextContent
-from tests.example_install import pip_install_example
+from tests.example_install import venv_pi
+from tests.examples.example_run import install_example, installed_row
+
+HARMLESS_DD = "dd if=/dev/zero of=/dev/null count=1 2>/dev/null; echo dd-ran"
+"""Matches the deny list's ``dd ... of=/dev/`` and does nothing if it runs."""
 
 
 @pytest.fixture(scope="module")
-def installed_guard(tmp_path_factory):
-    return pip_install_example("pi-guard", tmp_path_factory.mktemp("site"))
+def installed(tmp_path_factory):
+    return install_example(tmp_path_factory, "pi-guard")
 
 
 class FakeBash(Tool):
@@ -39,23 +42,33 @@ class FakeBashPlugin:
         return [FakeBash()]
 
 
-def test_pip_installed_plugin_is_listed(installed_guard):
-    env = dict(os.environ, PYTHONPATH=str(installed_guard))
-    out = subprocess.run(
-        [sys.executable, "-m", "pi_host", "plugins", "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
+def test_installed_plugin_is_listed(installed):
+    row = installed_row(installed, "guard")
+    assert row["version"] == "0.1.0"
+    assert row["hooks"] == ["on_tool_call", "register_cli_flags", "register_commands"]
+
+
+def test_installed_pi_blocks_reports_and_obeys_its_flag(installed, isolated_environment):
+    script = json.dumps(
+        [
+            {"toolCalls": [{"name": "bash", "arguments": {"command": HARMLESS_DD}}]},
+            {"text": "said: {{lastToolResult}}"},
+        ]
     )
-    rows = {row["name"]: row for row in json.loads(out.stdout)}
-    assert rows["guard"]["source"] == "installed"
-    assert rows["guard"]["origin"] == "pi-guard" and rows["guard"]["version"] == "0.1.0"
-    assert rows["guard"]["hooks"] == ["on_tool_call", "register_cli_flags", "register_commands"]
+    args = ["-p", "--no-session", "--model", "faux/faux-1"]
+    work = isolated_environment["work"]
+    blocked = venv_pi(installed.venv, *args, "copy", "/guard", cwd=work, PI_FAUX_SCRIPT=script)
+    assert blocked.returncode == 0, blocked.stderr
+    assert "said: pi-guard refused a dangerous command" in blocked.stdout
+    assert "pi-guard: 1 command(s) blocked" in blocked.stdout
+    allowed = venv_pi(installed.venv, *args, "--guard-allow", "copy", cwd=work, PI_FAUX_SCRIPT=script)
+    assert allowed.returncode == 0, allowed.stderr
+    assert "said: dd-ran" in allowed.stdout and "pi-guard" not in allowed.stdout
+    assert "--guard-allow" in venv_pi(installed.venv, "--help").stdout
 
 
-async def test_guard_blocks_dangerous_commands(installed_guard, monkeypatch):
-    monkeypatch.syspath_prepend(str(installed_guard))
+async def test_guard_blocks_dangerous_commands(installed, monkeypatch):
+    monkeypatch.syspath_prepend(str(installed.site_packages))
     faux.set_responses(
         [
             {

@@ -1,14 +1,32 @@
-"""pi-protected-paths: writes outside the project or to protected files are refused, untouched."""
+# ruff: noqa: F811  (the `world` fixture is imported from tests.interactive.test_e2e)
+"""pi-protected-paths: writes outside the project or to protected files are refused, untouched.
+
+Each kind of target is tried with ``-e``; then the package is installed by the real
+``pi install`` into a throw-away environment, whose ``pi`` refuses in print mode and in a real
+terminal (tmux)."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
-from tests.example_install import pip_install_example
-from tests.examples.example_run import example_module, pi
+from tests.example_install import venv_pi
+from tests.examples.example_run import (
+    example_module,
+    install_example,
+    installed_row,
+    installed_terminal,
+    pi,
+    result_text,
+    session_entries,
+    tool_results,
+)
+from tests.interactive.loopback import LoopbackServer, Reply, ToolCall
+from tests.interactive.terminal import tmux_available
+from tests.interactive.test_e2e import world  # noqa: F401 (a fixture)
 
 GUARD = example_module("pi-protected-paths", "pi_protected_paths")
 
@@ -21,6 +39,16 @@ def run_tool(name: str, arguments: dict):
     out = pi("-p", "--no-session", "--model", "faux/faux-1", "-e", GUARD, "do it", script=script)
     assert out.returncode == 0, out.stderr
     return out.stdout
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    return install_example(tmp_path_factory, "pi-protected-paths")
+
+
+def snapshot(root: Path) -> dict[Path, bytes]:
+    """Every file under ``root``, with its bytes."""
+    return {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
 @pytest.fixture
@@ -83,9 +111,54 @@ def test_writes_inside_the_project_work(project):
     assert "hi" in stdout and (project / "out.txt").read_text() == "hi\n"
 
 
-def test_installs_with_pip_as_an_entry_point(tmp_path):
-    site = pip_install_example("pi-protected-paths", tmp_path / "site")
-    out = pi("plugins", "--json", env={"PYTHONPATH": str(site)})
-    rows = {row["name"]: row for row in json.loads(out.stdout)}
-    assert rows["protected-paths"]["source"] == "installed"
-    assert rows["protected-paths"]["hooks"] == ["on_tool_call"]
+# --- installed by `pi install` ---------------------------------------------------------------
+
+ATTEMPTS = [
+    ToolCall("write", {"path": ".env", "content": "TOKEN=stolen\n"}),
+    ToolCall("write", {"path": "../outside.txt", "content": "escaped\n"}),
+    ToolCall("write", {"path": "allowed.txt", "content": "fine\n"}),
+]
+
+
+def test_installed_by_pi_install_it_refuses_in_print_mode(installed, project, isolated_environment):
+    row = installed_row(installed, "protected-paths")
+    assert row["hooks"] == ["on_tool_call"]
+    before = snapshot(project)
+    calls = [{"name": c.name, "arguments": c.arguments} for c in ATTEMPTS]
+    script = json.dumps([{"toolCalls": calls}, {"text": "tool said: {{lastToolResult}}"}])
+    out = venv_pi(installed.venv, "-p", "--model", "faux/faux-1", "do it", cwd=project, PI_FAUX_SCRIPT=script)
+    assert out.returncode == 0, out.stderr
+    assert (project / "allowed.txt").read_text() == "fine\n"  # the project itself is writable
+    assert (project / ".env").read_text() == "TOKEN=secret\n"
+    assert not (project.parent / "outside.txt").exists()
+    after = snapshot(project)
+    assert {p: b for p, b in after.items() if p.name != "allowed.txt"} == before
+    results = tool_results(session_entries(isolated_environment["agent"]))
+    env_result, outside_result, allowed_result = results
+    assert result_text(env_result) == "pi-protected-paths: refused write: .env is a protected file (.env)"
+    assert result_text(outside_result).startswith(
+        "pi-protected-paths: refused write: ../outside.txt is outside the project directory"
+    )
+    assert "pi-protected-paths" not in result_text(allowed_result)
+
+
+@pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
+def test_interactive_refusals_are_shown_and_the_files_untouched(installed, project, world):
+    before = snapshot(project)
+    with LoopbackServer([Reply("", tool_calls=ATTEMPTS[:2]), Reply("could not write them")]) as server:
+        with installed_terminal(installed, world, server, width=120) as term:
+            term.send("store the token")
+            term.press("Enter")
+            term.wait_for("could not write them")
+            term.wait_gone("esc to interrupt")
+            screen = term.screen()
+            assert "pi-protected-paths: refused write: .env is a protected file (.env)" in screen
+            refusal = f"pi-protected-paths: refused write: ../outside.txt is outside the project directory {project}"
+            assert refusal.replace(" ", "") in re.sub(r"\s+", "", screen)  # the long path wraps
+            term.press("C-d")
+            assert term.wait_exit() == 0
+        told = json.dumps([m for m in server.requests[1]["messages"] if m["role"] == "tool"])
+        assert "is a protected file" in told and "is outside the project directory" in told
+    assert not (project.parent / "outside.txt").exists()
+    after = snapshot(project)
+    assert after == before

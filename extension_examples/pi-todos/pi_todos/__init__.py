@@ -97,7 +97,9 @@ class TodoTool(Tool):
         if plugin_ctx is None:
             raise RuntimeError("pi-todos: no session is open")
         text = apply(plugin_ctx, args["action"], args.get("text"), args.get("id"))
-        return ToolResult(content=[TextContent(text=text)], details={"items": _todos(plugin_ctx)})
+        # a copy: the live list changes with the next call, this result's details must not
+        items = [dict(item) for item in _todos(plugin_ctx)]
+        return ToolResult(content=[TextContent(text=text)], details={"items": items})
 
 
 @hookimpl

@@ -23,7 +23,7 @@ from typing import Any
 from pi_host.config import paths
 from pi_host.config.models import ModelRegistry
 from pi_host.config.settings import load_settings
-from pi_host.lib.compaction import Compactor
+from pi_host.lib.compaction.compactor import Compactor
 from pi_host.lib.extension_api import ExtensionApi
 from pi_host.lib.sessions.store import MemoryStore
 from pi_host.plugins.dispatch import PluginHost

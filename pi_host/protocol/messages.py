@@ -267,7 +267,8 @@ Message = Annotated[
 _adapter: TypeAdapter[Any] | None = None
 
 
-def _message_adapter() -> TypeAdapter[Any]:
+def message_adapter() -> TypeAdapter[Any]:
+    """The pydantic adapter for any message (built on first use; shared: it costs ~50 ms)."""
     global _adapter
     if _adapter is None:
         _adapter = TypeAdapter(Message)
@@ -281,7 +282,7 @@ def parse_message(data: dict[str, Any]) -> Any:
         data = {**data, "role": _LEGACY_ROLES[role]}
     if data.get("content", ...) is None:
         data = {**data, "content": "" if data.get("role") in ("user", "system", "custom") else []}
-    return _message_adapter().validate_python(data)
+    return message_adapter().validate_python(data)
 
 
 def parse_messages(items: list[dict[str, Any]]) -> list[Any]:

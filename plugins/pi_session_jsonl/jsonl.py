@@ -16,16 +16,29 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
+from pi_host.lib.sessions.stubs import Stubs
 from pi_host.lib.sessions.tree import bulk_allocation
 from pi_host.lib.sessions.validate import MAX_DEPTH
 
+loads = orjson.loads
+JSONDecodeError = orjson.JSONDecodeError
+
 CHUNK_SIZE = 4 * 1024 * 1024
+
+STUB_MIN_BYTES = 2048
+"""Message lines at least this long load as stubs (:mod:`pi_host.lib.sessions.stubs`) when they
+start the way pi and pi-host write them: decoding waits until the entry is used."""
+_STUB_PREFIX = re.compile(
+    rb'\{"type":"message","id":"([^"\\]+)","parentId":(?:null|"([^"\\]+)"),'
+    rb'"timestamp":"([^"\\]*)","message":\{"role":"([A-Za-z]+)",'
+)
 
 
 class BadSessionFile(Exception):
@@ -50,6 +63,8 @@ class LoadedFile:
     skipped: list[int] = field(default_factory=list)
     """1-based line numbers of malformed lines that were skipped."""
     size: int = 0
+    stubs: Stubs | None = None
+    """The entries loaded as stubs (``read_fd(..., stubs=True)``), None otherwise."""
 
     def locate(self, index: int) -> str:
         lines = self.lines
@@ -110,21 +125,54 @@ def _jsonable(value: Any) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-def read_fd(fd: int, path: str) -> LoadedFile:
-    """Parse a session file from an open descriptor (read from offset 0)."""
+def read_fd(fd: int, path: str, stubs: bool = False) -> LoadedFile:
+    """Parse a session file from an open descriptor (read from offset 0).
+
+    ``stubs``: long message lines of a v3 file become stub entries (``loaded.stubs``) for a
+    tree to fill in when it uses them; without it every line is decoded (rewrites, copies).
+    """
     with bulk_allocation():
-        return _read(fd, path)
+        return _read(fd, path, stubs)
 
 
-def _read(fd: int, path: str) -> LoadedFile:
+def _stub(line: bytes) -> dict[str, Any] | None:
+    found = _STUB_PREFIX.match(line)
+    if found is None or not line.rstrip().endswith(b"}"):
+        return None
+    try:
+        entry_id, parent, timestamp, role = (g.decode() if g is not None else None for g in found.groups())
+    except UnicodeDecodeError:
+        return None
+    return {
+        "type": "message",
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": timestamp,
+        "message": {"role": role},
+    }
+
+
+def _read(fd: int, path: str, stubs: bool = False) -> LoadedFile:
     loaded = LoadedFile(header=None, path=path)
+    lazy = loaded.stubs = Stubs(parse_line) if stubs else None
     entries, lines, skipped, bracketed = loaded.entries, loaded.lines, loaded.skipped, loaded.bracketed
     long_line = 2 * MAX_DEPTH
 
     def take(line: bytes, line_no: int) -> None:
+        nonlocal lazy
         if not line.strip():
             return
-        value = parse_line(line)
+        if lazy is not None and len(line) >= STUB_MIN_BYTES and loaded.header is not None:
+            stub = _stub(line)
+            if stub is not None:
+                lazy.add(stub, line)
+                entries.append(stub)
+                lines.append(line_no)
+                return
+        try:
+            value = loads(line)
+        except JSONDecodeError:
+            value = parse_line(line)
         if not isinstance(value, dict) or not isinstance(value.get("type"), str):
             skipped.append(line_no)
             return
@@ -134,6 +182,8 @@ def _read(fd: int, path: str) -> LoadedFile:
                     f"Not a pi session file (the first line is not a session header): {path}"
                 )
             loaded.header = value
+            if lazy is not None and value.get("version") != 3:
+                lazy = loaded.stubs = None  # older formats are migrated: every entry is needed
             return
         # Nesting deeper than MAX_DEPTH needs that many brackets: counting them is far cheaper
         # than walking every parsed entry, so only the few lines with that many get walked.

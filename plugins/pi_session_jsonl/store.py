@@ -27,6 +27,7 @@ from pi_host.lib.sessions.store import (
     new_header,
     stderr_warn,
 )
+from pi_host.lib.sessions.stubs import Stubs
 from pi_host.lib.sessions.tree import fresh_id
 from pi_host.lib.sessions.validate import EntrySource
 from pi_session_jsonl import jsonl
@@ -64,8 +65,11 @@ class JsonlStore(TreeStore):
         fd: int | None = None,
         warn: Callable[[str], None] | None = None,
         source: EntrySource | None = None,
+        stubs: Stubs | None = None,
     ) -> None:
-        super().__init__(cwd, session_id, header=header, entries=entries, warn=warn, source=source)
+        super().__init__(
+            cwd, session_id, header=header, entries=entries, warn=warn, source=source, stubs=stubs
+        )
         self.session_dir = session_dir
         self.session_file = path or os.path.join(
             session_dir, session_file_name(self.header["timestamp"], self.session_id)
@@ -129,7 +133,7 @@ class JsonlStore(TreeStore):
             jsonl.write_all(fd, jsonl.encode(store.header))
             return store
         try:
-            loaded = jsonl.read_fd(fd, path)
+            loaded = jsonl.read_fd(fd, path, stubs=True)
         except jsonl.BadSessionFile as exc:
             raise SessionOpenError(str(exc)) from None
         if loaded.header is None:
@@ -158,6 +162,7 @@ class JsonlStore(TreeStore):
             fd=fd,
             warn=warn,
             source=loaded,
+            stubs=loaded.stubs,
         )
 
     # --- writing ------------------------------------------------------------------------------

@@ -95,7 +95,11 @@ def test_mixed_garbage_keeps_every_valid_entry_and_the_file(data, session_path, 
     again = JsonlStore.open_file(str(session_path), warn=lambda _line: None)
     try:
         assert again.leaf_id() == added["id"] and again.get(added["id"])["parentId"] == leaf
-        assert [e["id"] for e in again.entries()] == [*kept, added["id"]]
+        ids = [e["id"] for e in again.entries()]
+        assert [i for i in ids if i in kept or i == added["id"]] == [*kept, added["id"]]
+        # Messages are checked when their branch is used: garbage the first open dropped from
+        # its leaf's context may stay in the tree when the new leaf's branch does not hold it.
+        assert all(i.startswith("m") for i in ids if i not in kept and i != added["id"])
     finally:
         again.close()
     assert session_info(str(session_path), warn=lambda _line: None) is not None

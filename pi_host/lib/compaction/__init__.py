@@ -11,33 +11,43 @@ Public helpers for strategy authors: :class:`CompactionPreparation` and
 with pi's options and retry policy) and the token estimates.
 """
 
-from pi_host.lib.compaction.branch import EMPTY_BRANCH_SUMMARY, BranchPreparation, navigate_tree
-from pi_host.lib.compaction.compactor import Compactor, branch_context_tokens
-from pi_host.lib.compaction.config import (
-    BranchSummarySettings,
-    CompactionSettings,
-    CompactionSettingsError,
-    resolve_branch_settings,
-    resolve_settings,
-    should_compact,
-)
-from pi_host.lib.compaction.cut import (
-    ALREADY_COMPACTED,
-    NOTHING_TO_COMPACT,
-    CompactionPreparation,
-    CutPoint,
-    find_cut_point,
-    prepare_compaction,
-)
-from pi_host.lib.compaction.errors import CompactionCancelled, CompactionError
-from pi_host.lib.compaction.estimate import (
-    estimate_context_tokens,
-    estimate_message_tokens,
-    estimate_messages_tokens,
-)
-from pi_host.lib.compaction.files import FileOps
-from pi_host.lib.compaction.request import SummarizationError, SummaryResponse, add_usage, complete_summary
-from pi_host.lib.compaction.serialize import serialize_conversation
+from pi_host._exports import lazy_exports
+
+# Names load on first use: a session makes a Compactor on every run, but most runs never
+# summarize anything (requests, serialization and branch summaries stay unimported).
+_EXPORTS = {
+    **dict.fromkeys(("EMPTY_BRANCH_SUMMARY", "BranchPreparation", "navigate_tree"), ".branch"),
+    **dict.fromkeys(("Compactor", "branch_context_tokens"), ".compactor"),
+    **dict.fromkeys(
+        (
+            "BranchSummarySettings",
+            "CompactionSettings",
+            "CompactionSettingsError",
+            "resolve_branch_settings",
+            "resolve_settings",
+            "should_compact",
+        ),
+        ".config",
+    ),
+    **dict.fromkeys(
+        (
+            "ALREADY_COMPACTED",
+            "NOTHING_TO_COMPACT",
+            "CompactionPreparation",
+            "CutPoint",
+            "find_cut_point",
+            "prepare_compaction",
+        ),
+        ".cut",
+    ),
+    **dict.fromkeys(("CompactionCancelled", "CompactionError"), ".errors"),
+    **dict.fromkeys(
+        ("estimate_context_tokens", "estimate_message_tokens", "estimate_messages_tokens"), ".estimate"
+    ),
+    "FileOps": ".files",
+    **dict.fromkeys(("SummarizationError", "SummaryResponse", "add_usage", "complete_summary"), ".request"),
+    "serialize_conversation": ".serialize",
+}
 
 __all__ = [
     "ALREADY_COMPACTED",
@@ -69,3 +79,4 @@ __all__ = [
     "serialize_conversation",
     "should_compact",
 ]
+__getattr__ = lazy_exports("pi_host.lib.compaction", _EXPORTS)

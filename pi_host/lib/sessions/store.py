@@ -19,6 +19,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from pi_host.lib.sessions.stubs import Stubs
 from pi_host.lib.sessions.tree import (
     CONTEXT_EDIT_ROLES,
     Entry,
@@ -161,9 +162,11 @@ class TreeStore:
         entries: list[Entry] | None = None,
         warn: Callable[[str], None] | None = None,
         source: EntrySource | None = None,
+        stubs: Stubs | None = None,
     ) -> None:
         """``entries`` are loaded ones: each is checked and an unusable one is left out with a
-        warning naming ``source.locate(index)`` (default ``entry <n>``), see :mod:`.validate`."""
+        warning naming ``source.locate(index)`` (default ``entry <n>``), see :mod:`.validate`;
+        ``stubs`` are those among them still to be decoded (:mod:`.stubs`)."""
         self.warn = warn or stderr_warn
         if header is None:
             if session_id is not None:
@@ -177,8 +180,13 @@ class TreeStore:
         if entries:
             with bulk_allocation():  # a model per message of the active context, kept for the projection
                 report = SkipReporter(self.warn, source.locate if source is not None else None)
-                checked = check_entries(entries, report, source.may_be_deep if source is not None else None)
-            self.tree = SessionTree(checked.entries, checked.projected, checked.late_check)
+                checked = check_entries(
+                    entries,
+                    report,
+                    source.may_be_deep if source is not None else None,
+                    stubs.fill if stubs else None,
+                )
+            self.tree = SessionTree(checked.entries, checked.projected, checked.late_check, stubs)
         else:
             self.tree = SessionTree()
 

@@ -45,6 +45,7 @@ from pi_host.lib.sessions.projection import (  # noqa: F401
     session_info_name,
     walk_to_root,
 )
+from pi_host.lib.sessions.stubs import Stubs
 
 
 def fresh_id(taken: Container[str]) -> str:
@@ -113,6 +114,32 @@ def _is_conversation(entry: Entry) -> bool:
     return isinstance(message, dict) and message.get("role") in ("user", "assistant")
 
 
+def _settings_of(path: list[Entry], stubs: Stubs | None = None) -> tuple[str, dict[str, Any] | None]:
+    """The thinking level and model in force at the end of ``path``: the latest
+    ``thinking_level_change``, and the latest ``model_change`` or assistant message (searched
+    from the end: a long path has both near its end)."""
+    thinking_level: str | None = None
+    model: dict[str, Any] | None | Any = ...
+    for entry in reversed(path):
+        kind = entry["type"]
+        if kind == "thinking_level_change" and thinking_level is None:
+            thinking_level = entry.get("thinkingLevel") or "off"
+        elif kind == "model_change" and model is ...:
+            model = {"provider": entry.get("provider"), "modelId": entry.get("modelId")}
+        elif kind == "message" and model is ...:
+            if stubs is not None and entry["message"].get("role") == "assistant":
+                stubs.fill(entry)
+            message = entry.get("message")
+            if isinstance(message, dict) and message.get("role") == "assistant":
+                provider, model_id = message.get("provider"), message.get("model")
+                # pi would look up a missing name and find nothing; say so with None
+                ok = isinstance(provider, str) and isinstance(model_id, str) and provider and model_id
+                model = {"provider": provider, "modelId": model_id} if ok else None
+        if thinking_level is not None and model is not ...:
+            break
+    return thinking_level or "off", None if model is ... else model
+
+
 class SessionTree:
     """Entries indexed by id, the leaf, labels, and the context projection."""
 
@@ -121,6 +148,7 @@ class SessionTree:
         entries: Iterable[Entry] = (),
         projected: dict[str, list[Any]] | None = None,
         late_check: Callable[[Entry], list[Any] | None] | None = None,
+        stubs: Stubs | None = None,
     ) -> None:
         self._entries: list[Entry] = []
         self._by_id: dict[str, Entry] = {}
@@ -129,7 +157,7 @@ class SessionTree:
         self._parsed: dict[str, Any] = {}
         self._projection_key: tuple[Any, ...] | None = None
         self._projection: Projection | None = None
-        self.load(entries, projected, late_check)
+        self.load(entries, projected, late_check, stubs)
 
     # --- building ---------------------------------------------------------------------------
 
@@ -138,19 +166,24 @@ class SessionTree:
         entries: Iterable[Entry],
         projected: dict[str, list[Any]] | None = None,
         late_check: Callable[[Entry], list[Any] | None] | None = None,
+        stubs: Stubs | None = None,
     ) -> None:
         """Replace the content; the leaf becomes the last entry in order (§6.4: not persisted).
 
         The entries must be valid (:func:`pi_host.lib.sessions.validate.check_entries`);
         ``projected`` (id → messages, as that check parsed them) seeds the projection cache and
         ``late_check`` projects the entries it left unparsed (None: :func:`project_entry`).
+        ``stubs`` are entries still to be decoded (:mod:`.stubs`): every entry handed out is
+        filled first, and the tree reads no more of a stub than its type, ids and role.
         """
         self._late_check = late_check
+        self._stubs = stubs if stubs else None
         self._entries = list(entries)
         self._by_id = {}
         self._labels = {}
         self._parsed = dict(projected) if projected else {}
         self._projection = None
+        self._path: list[Entry] = []
         self._leaf = None
         by_id = self._by_id
         for entry in self._entries:
@@ -192,6 +225,7 @@ class SessionTree:
         if self._entries and self._entries[-1] is entry:
             self._entries.pop()
             self._by_id.pop(entry["id"], None)
+            self._path = []
             self._leaf = previous_leaf
             if entry["type"] == "label":
                 self._labels = {}
@@ -216,13 +250,23 @@ class SessionTree:
         return self._leaf
 
     def entries(self) -> list[Entry]:
-        return list(self._entries)
+        return self._filled(list(self._entries))
 
     def __len__(self) -> int:
         return len(self._entries)
 
     def get(self, entry_id: str) -> Entry | None:
-        return self._by_id.get(entry_id)
+        entry = self._by_id.get(entry_id)
+        if entry is not None and self._stubs is not None:
+            self._stubs.fill(entry)
+        return entry
+
+    def _filled(self, entries: list[Entry]) -> list[Entry]:
+        if self._stubs is not None:
+            self._stubs.fill_all(entries)
+            if not self._stubs:
+                self._stubs = None
+        return entries
 
     def has_conversation(self) -> bool:
         return any(_is_conversation(entry) for entry in self._entries)
@@ -235,9 +279,25 @@ class SessionTree:
 
     def path(self, from_id: str | None | Any = ...) -> list[Entry]:
         """Entries from a root down to ``from_id`` (default: the leaf)."""
-        out = list(walk_to_root(self._by_id.get, self._leaf if from_id is ... else from_id))
+        return self._filled(self._raw_path(from_id))
+
+    def _raw_path(self, from_id: str | None | Any = ...) -> list[Entry]:
+        """:meth:`path` with stubs left as they are (for the tree's own walks)."""
+        target = self._leaf if from_id is ... else from_id
+        cached = self._path
+        if cached and target is not None:
+            # The usual step: the leaf moved to a child of the last path asked for (an append).
+            last = cached[-1]
+            if last["id"] == target:
+                return list(cached)
+            entry = self._by_id.get(target)
+            if entry is not None and entry.get("parentId") == last["id"] and entry is not last:
+                cached.append(entry)
+                return list(cached)
+        out = list(walk_to_root(self._by_id.get, target))
         out.reverse()
-        return out
+        self._path = out
+        return list(out)
 
     def entries_since(self, entry_id: str | None) -> list[Entry]:
         """Entries appended after ``entry_id`` (all of them for None); KeyError if unknown."""
@@ -247,11 +307,11 @@ class SessionTree:
             raise KeyError(f"Entry not found: {entry_id}")
         for index in range(len(self._entries) - 1, -1, -1):
             if self._entries[index]["id"] == entry_id:
-                return self._entries[index + 1 :]
+                return self._filled(self._entries[index + 1 :])
         return []
 
     def children(self, entry_id: str | None) -> list[Entry]:
-        return [e for e in self._entries if e.get("parentId") == entry_id]
+        return self._filled([e for e in self._entries if e.get("parentId") == entry_id])
 
     def label(self, entry_id: str) -> str | None:
         found = self._labels.get(entry_id)
@@ -270,7 +330,7 @@ class SessionTree:
     def tree(self) -> list[TreeNode]:
         """Roots (``parentId`` null, self-parented or missing parent), children oldest first."""
         nodes: dict[str, TreeNode] = {}
-        for entry in self._entries:
+        for entry in self._filled(list(self._entries)):
             found = self._labels.get(entry["id"])
             nodes[entry["id"]] = TreeNode(
                 entry, label=found[0] if found else None, label_timestamp=found[1] if found else None
@@ -294,7 +354,7 @@ class SessionTree:
 
     def context_entries(self, path: list[Entry] | None = None) -> list[Entry]:
         """The path (default: the active one) with the latest compaction applied (§6.5 step 3)."""
-        return context_entries(self.path() if path is None else path)
+        return self._filled(context_entries(self._raw_path() if path is None else path))
 
     def project(self, warn: Callable[[str], None] | None = None) -> Projection:
         """The context of the current path; cached until the tree or the leaf changes."""
@@ -309,21 +369,8 @@ class SessionTree:
         return Projection(list(cached.messages), cached.thinking_level, cached.model, list(cached.entries))
 
     def _build_projection(self, warn: Callable[[str], None] | None) -> Projection:
-        path = self.path()
-        thinking_level, model = "off", None
-        for entry in path:
-            kind = entry["type"]
-            if kind == "thinking_level_change":
-                thinking_level = entry.get("thinkingLevel") or "off"
-            elif kind == "model_change":
-                model = {"provider": entry.get("provider"), "modelId": entry.get("modelId")}
-            elif kind == "message":
-                message = entry.get("message")
-                if isinstance(message, dict) and message.get("role") == "assistant":
-                    provider, model_id = message.get("provider"), message.get("model")
-                    # pi would look up a missing name and find nothing; say so with None
-                    ok = isinstance(provider, str) and isinstance(model_id, str) and provider and model_id
-                    model = {"provider": provider, "modelId": model_id} if ok else None
+        path = self._raw_path()
+        thinking_level, model = _settings_of(path, self._stubs)
         messages: list[Any] = []
         sources: list[Entry] = []
 
@@ -356,9 +403,11 @@ class SessionTree:
         Only when nothing but tool results (and non-message entries) follows that message: a
         process that died while tools ran. Error/aborted responses never ran their calls.
         """
-        path = self.path()
+        path = self._raw_path()
         answered: set[str] = set()
         for entry in reversed(path):
+            if self._stubs is not None:
+                self._stubs.fill(entry)
             if entry["type"] != "message":
                 if entry["type"] in ("custom_message", "branch_summary", "compaction"):
                     return []

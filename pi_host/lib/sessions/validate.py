@@ -168,11 +168,9 @@ def _strict_parse(data: dict[str, Any]) -> Any:
     ``parse_message`` does (a strict mode there would make this a one-liner)."""
     global _adapter
     if _adapter is None:
-        from pydantic import TypeAdapter
+        from pi_host.protocol.messages import message_adapter
 
-        from pi_host.protocol.messages import Message
-
-        _adapter = TypeAdapter(Message)
+        _adapter = message_adapter()  # the one parse_message uses: building it costs ~50 ms
     if data.get("role") == "hookMessage":
         data = {**data, "role": "custom"}
     if data.get("content", ...) is None:
@@ -248,6 +246,16 @@ def shape_problem(entry: Any, check_depth: bool = True) -> str | None:
     """What is wrong with an entry apart from its messages (base fields, type fields, nesting)."""
     if not isinstance(entry, dict):
         return f"not a JSON object: {describe(entry)}"
+    if not check_depth and entry.get("type") == "message":
+        # Nearly every entry of a long session: the checks of field_problem, inlined.
+        entry_id, parent = entry.get("id"), entry.get("parentId")
+        if (
+            entry_id.__class__ is str
+            and entry_id
+            and (parent is None or parent.__class__ is str)
+            and entry.get("message").__class__ is dict
+        ):
+            return None
     problem = field_problem(entry)
     if problem is None and check_depth and depth_exceeds(entry):
         problem = f"nested deeper than {MAX_DEPTH} levels"
@@ -296,8 +304,12 @@ def check_entries(
     entries: Iterable[Any],
     report: Callable[[int, Any, str], None],
     may_be_deep: Callable[[int], bool] | None = None,
+    fill: Callable[[Entry], bool] | None = None,
 ) -> Checked:
     """Keep the entries a tree can hold; ``report(index, entry, problem)`` for each left out.
+
+    ``fill`` makes a stub entry whole before its messages are parsed (:mod:`.stubs`; False when
+    its stored line does not decode).
 
     Every entry's shape is checked here. Messages are parsed strictly only for the entries the
     active branch's context uses (a long session holds thousands the context never reads again);
@@ -322,7 +334,7 @@ def check_entries(
                 skipped_parent.setdefault(entry["id"], parent if isinstance(parent, str) else None)
 
     def parse(entry: Entry) -> bool:
-        messages, problem = strictly(entry)
+        messages, problem = strictly(entry, fill)
         if problem is None:
             checked.projected[entry["id"]] = messages
             return True
@@ -358,7 +370,7 @@ def check_entries(
         an entry that was not loaded here."""
         if holder.get(entry["id"]) is not entry:
             return None
-        messages, problem = strictly(entry)
+        messages, problem = strictly(entry, fill)
         if problem is not None:
             report(index_of[entry["id"]], entry, problem)
         return messages
@@ -367,8 +379,11 @@ def check_entries(
     return checked
 
 
-def strictly(entry: Entry) -> tuple[list[Any], str | None]:
-    """:func:`project_strictly`, after the depth check a message entry skipped on load."""
+def strictly(entry: Entry, fill: Callable[[Entry], bool] | None = None) -> tuple[list[Any], str | None]:
+    """:func:`project_strictly`, after the depth check a message entry skipped on load (and after
+    filling it in, when it is a stub)."""
+    if fill is not None and not fill(entry):
+        return [], "the stored line is not valid JSON (truncated or corrupt write)"
     if entry["type"] == "message" and depth_exceeds(entry):
         return [], f"nested deeper than {MAX_DEPTH} levels"
     return project_strictly(entry)

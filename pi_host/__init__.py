@@ -35,6 +35,7 @@ _EXPORTS = {
     "ProviderApi": "pi_host.plugins.registrations",
     "ProviderInfo": "pi_host.plugins.registrations",
     "Command": "pi_host.plugins.registrations",
+    "Shortcut": "pi_host.plugins.registrations",
     "CliFlag": "pi_host.plugins.registrations",
     "ContextSource": "pi_host.plugins.registrations",
     "CompactionStrategy": "pi_host.plugins.registrations",

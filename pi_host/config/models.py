@@ -124,6 +124,9 @@ class ModelRegistry:
         self.models_json_path = models_json or os.path.join(paths.agent_dir(), "models.json")
         self.auth = AuthStorage()
         self.runtime_keys: dict[str, str] = {}
+        self.runtime_providers: dict[str, dict[str, Any]] = {}
+        """Providers plugins add while running (``ctx.register_provider``), in models.json's
+        provider shape; applied after models.json."""
         self.problems: list[str] = []
         self.reload()
 
@@ -156,6 +159,8 @@ class ModelRegistry:
             if not isinstance(spec, dict):
                 self.problems.append(f"{self.models_json_path}: provider {provider_id!r} must be an object")
                 continue
+            self._apply_provider(provider_id, spec, raw_models)
+        for provider_id, spec in self.runtime_providers.items():
             self._apply_provider(provider_id, spec, raw_models)
         from pi_host.protocol import Model
 

@@ -23,6 +23,7 @@ __all__ = [
     "ProviderInfo",
     "Resources",
     "SessionStoreFactory",
+    "Shortcut",
     "Subcommand",
     "ToolRenderer",
 ]
@@ -36,6 +37,19 @@ class Command:
     handler: Callable[[str, Any], Any]
     description: str = ""
     source: str = "extension"
+    complete: Callable[[str], Any] | None = None
+    """``complete(prefix)`` (may be async): the argument's completions, strings or dicts
+    ``{value, label?, description?}`` (pi's ``getArgumentCompletions``; docs/writing-plugins.md)."""
+
+
+@dataclass
+class Shortcut:
+    """An interactive-mode key (pi's ``registerShortcut``; a ``register_commands`` item): ``key`` a
+    pi key id (``ctrl+alt+t``, ``f6``); ``handler(ctx)`` may be async (docs/writing-plugins.md)."""
+
+    key: str
+    handler: Callable[[Any], Any]
+    description: str = ""
 
 
 @dataclass

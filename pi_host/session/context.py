@@ -76,22 +76,6 @@ class ExtensionContext:
     def abort(self) -> None:
         self._session.request_abort()
 
-    async def compact(self, custom_instructions: str | None = None) -> Any:
-        """Compact now: the result, or None when a plugin or an abort cancelled it (a cancel is
-        not an error). A compaction that fails raises with pi's message."""
-        return await self._session.compact(custom_instructions, raise_on_cancel=False)
-
-    async def navigate_tree(self, target_id: str, **options: Any) -> Any:
-        """Move the leaf to ``target_id`` (optionally summarising the branch left behind)."""
-        return await self._session.navigate_tree(target_id, **options)
-
-    async def set_session_name(self, name: str) -> str | None:
-        """Name the session (an empty name clears it); fires ``session_info_changed``."""
-        return await self._session.set_session_name(name)
-
-    def get_system_prompt(self) -> str:
-        return self._session.system_prompt_text()
-
     @property
     def ui(self) -> Any:
         """The user interface (:class:`pi_host.session.ui.UI`): dialogs (``await select``,

@@ -128,6 +128,9 @@ class InteractiveApp:
         self._models: Any = None
         self._footer = ""
         self.key_help: dict[str, list[str]] = {}
+        self.plugin_keys: list[tuple[str, str]] = []
+        """Plugins' shortcuts bound now: (key, description)."""
+        self.shortcut_problems: list[str] = []
         self._dirty = asyncio.Event()
         self._dirty_working = asyncio.Event()
         self._last_ctrl_c = 0.0
@@ -137,13 +140,14 @@ class InteractiveApp:
         self.editor = self._make_editor()
         self.app = self._make_application()
         self.session.ui = InteractiveUI(self)
+        self._attach_control(self.session)
 
     # --- building --------------------------------------------------------------------------------
 
     def _make_editor(self) -> Buffer:
         from pi_mode_interactive.editing import make_editor_parts
 
-        self.parts = make_editor_parts(self.agent_dir, self.cwd, self._command_list)
+        self.parts = make_editor_parts(self.agent_dir, self.cwd, self._command_list, self._argument_completer)
         return Buffer(
             multiline=True,
             history=self.parts.history,
@@ -156,6 +160,8 @@ class InteractiveApp:
         bindings, problems = keymap.build(self)
         for line in problems:
             self.notice(f"keybindings.json: {line}", "warning")
+        for line in self.shortcut_problems:
+            self.notice(line, "warning")
         is_working = Condition(lambda: self.working)
         has_dialog = Condition(lambda: bool(self.dialogs))
         search = SearchToolbar(vi_mode=False)
@@ -590,6 +596,10 @@ class InteractiveApp:
             found.append((f"skill:{getattr(skill, 'name', skill)}", getattr(skill, "description", "") or ""))
         return found
 
+    def _argument_completer(self, name: str) -> Any:
+        """A plugin command's ``complete(prefix)``, for ``/name <Tab>``."""
+        return getattr(self.session.commands.get(name), "complete", None)
+
     def submit(self, follow_up: bool = False) -> None:
         raw = self.editor.text
         text = self.parts.expand(raw)
@@ -674,17 +684,47 @@ class InteractiveApp:
         self.session = self.request.session = session
         self._unsubscribe = session.subscribe(self._on_event)
         session.ui = InteractiveUI(self)
+        self._attach_control(session)
         self.renderers = Renderers(session.host, lambda line: self.notice(line, "error"))
         self.session_name = self._stored_name()
         self.queued = ([], [])
         self.feed.reset(self.renderers)
         self.invalidate()
 
+    def _attach_control(self, session: Any) -> None:
+        """What ``ctx.new_session`` / ``fork`` / ``switch_session`` / ``reload`` / ``shutdown``
+        do in this mode: the same as ``/new``, ``/fork``, ``/resume``, ``/reload``, ``/quit``."""
+        from pi_host.lib.sessions.switching import SessionControl, attach_control
+
+        def reloaded() -> None:
+            self.reload_keys()
+            self.parts.refresh()
+
+        attach_control(
+            session,
+            SessionControl(
+                self.request,
+                self.switch_session,
+                shutdown=lambda: self._spawn(self._shutdown_when_idle()),
+                reloaded=reloaded,
+                fork_text=self.set_editor_text,
+            ),
+        )
+
+    async def _shutdown_when_idle(self) -> None:
+        """``ctx.shutdown()``: exit once the run and its queued messages are done."""
+        while self.session.is_streaming or self.session.has_pending_messages():
+            await self.session.wait_for_idle()
+            await asyncio.sleep(0)
+        self.exit(0)
+
     def reload_keys(self) -> None:
         bindings, problems = keymap.build(self)
         self.app.key_bindings = bindings
         for line in problems:
             self.notice(f"keybindings.json: {line}", "warning")
+        for line in self.shortcut_problems:
+            self.notice(line, "warning")
 
     def ctrl_c(self) -> None:
         now = time.monotonic()

@@ -82,4 +82,7 @@ def build(ui: InteractiveApp) -> tuple[KeyBindings, list[str]]:
             # is also the prefix of every Alt key), so the pair has its own binding.
             bindings.add("escape", "escape", filter=escape_free)(lambda event: ui.double_escape())
     ui.key_help = {action: chosen.get(action, []) for action in _actions(ui)}
+    from pi_mode_interactive.shortcuts import bind as bind_plugin_keys
+
+    ui.shortcut_problems = bind_plugin_keys(ui, bindings, chosen, editing)
     return bindings, problems

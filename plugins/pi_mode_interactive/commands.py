@@ -31,6 +31,10 @@ async def _hotkeys(ui: InteractiveApp, args: str) -> None:
     for action, keys in ui.key_help.items():
         lines.append(f"  {action.ljust(width)}  {', '.join(keys) or '(none)'}")
     lines.append("  !command / !!command  run a shell command (!! keeps it out of the context)")
+    if ui.plugin_keys:
+        lines.append("Extensions:")
+        wide = max(len(key) for key, _ in ui.plugin_keys)
+        lines += [f"  {key.ljust(wide)}  {description}" for key, description in ui.plugin_keys]
     ui.notice("\n".join(lines))
 
 

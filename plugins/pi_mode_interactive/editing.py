@@ -18,10 +18,17 @@ IMAGE_BYTES_LIMIT = 50 * 1024 * 1024
 
 
 class EditorParts:
-    def __init__(self, agent_dir: str, cwd: str, commands: Callable[[], list[tuple[str, str]]]) -> None:
+    def __init__(
+        self,
+        agent_dir: str,
+        cwd: str,
+        commands: Callable[[], list[tuple[str, str]]],
+        arguments: Callable[[str], Any] | None = None,
+    ) -> None:
         self.cwd = cwd
         self.history = PromptHistory(history_path(agent_dir), cwd)
-        self.completer = PiCompleter(commands, cwd)  # its file index starts once the editor is up
+        # its file index starts once the editor is up
+        self.completer = PiCompleter(commands, cwd, arguments_provider=arguments)
         self.pastes = PasteStore()
         self.processors: list[Any] = []
 
@@ -62,5 +69,10 @@ def _image(path: str) -> ImageContent | None:
     return ImageContent(data=prepared.base64, mime_type=prepared.mime_type)
 
 
-def make_editor_parts(agent_dir: str, cwd: str, commands: Callable[[], list[tuple[str, str]]]) -> EditorParts:
-    return EditorParts(agent_dir, cwd, commands)
+def make_editor_parts(
+    agent_dir: str,
+    cwd: str,
+    commands: Callable[[], list[tuple[str, str]]],
+    arguments: Callable[[str], Any] | None = None,
+) -> EditorParts:
+    return EditorParts(agent_dir, cwd, commands, arguments)

@@ -41,6 +41,9 @@ class RpcServer:
         self.muted_bash = 0
         """RPC ``bash`` commands recording their message now: pi sends no message events for it."""
         self._unsubscribe: Any = None
+        self._hosts: set[int] = set()
+        """Plugin hosts whose failures are sent as ``extension_error`` (a reload brings a new one)."""
+        self._shutdown_requested = False
         self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._stop = asyncio.Event()
 
@@ -97,6 +100,43 @@ class RpcServer:
         self.request.session = session
         session.ui = self.ui
         self._unsubscribe = session.subscribe(self.send)
+        self._watch_host(session.host)
+        self._attach_control(session)
+
+    def _watch_host(self, host: Any) -> None:
+        if id(host) not in self._hosts:
+            self._hosts.add(id(host))
+            host.on_error(lambda failure: self.send(events.extension_error(failure)))
+
+    def _attach_control(self, session: Any) -> None:
+        """``ctx.new_session`` and the rest act as the RPC commands of the same names do;
+        ``ctx.shutdown()`` ends the server after the command in flight and the run."""
+        from pi_host.lib.sessions.switching import SessionControl, attach_control
+
+        attach_control(session, SessionControl(self.request, self.attach, shutdown=self.request_shutdown))
+
+    def request_shutdown(self) -> None:
+        """Stop once the session is idle and the commands in flight have answered (pi's
+        deferred ``ctx.shutdown()``)."""
+        if self._shutdown_requested:
+            return
+        self._shutdown_requested = True
+        asyncio.get_running_loop().create_task(self._shutdown_when_idle())
+
+    async def _shutdown_when_idle(self) -> None:
+        await asyncio.sleep(0)  # the requesting command's own response goes out first
+        while True:
+            try:
+                await self.session.wait_for_idle()
+            except Exception:  # the run's failure was reported with its events
+                pass
+            pending = set(self.tasks)
+            if pending:
+                await asyncio.wait(pending)
+                continue
+            if not self.session.is_streaming:
+                break
+        self._stop.set()
 
     # --- input -------------------------------------------------------------------------------
 
@@ -165,7 +205,6 @@ class RpcServer:
         self.attach(self.session)
         for error in self.request.load_errors:
             self.send(events.extension_error(error))
-        self.session.host.on_error(lambda failure: self.send(events.extension_error(failure)))
         self.request.on_interrupt = self._stop.set
         threading.Thread(target=self._read_stdin, args=(loop,), name="pi-rpc-stdin", daemon=True).start()
         stop = loop.create_task(self._stop.wait())

@@ -191,7 +191,7 @@ async def navigate_tree(
     if prep.label:
         store.append({"type": "label", "targetId": entry["id"] if entry else target_id, "label": prep.label})
     session.messages[:] = store.build_context().messages
-    event: dict[str, Any] = {"newLeafId": store.leaf_id(), "oldLeafId": old_leaf}
+    event: dict[str, Any] = {"newLeafId": store.leaf_id(), "oldLeafId": old_leaf, "targetId": target_id}
     if entry is not None:
         event["summaryEntry"] = entry
         event["fromExtension"] = from_hook

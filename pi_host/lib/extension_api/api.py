@@ -1,18 +1,10 @@
-"""The actions a plugin takes on its session through ``ctx`` beyond the kernel's few (reference
-§9.1, §9.2): messages, entries, labels, tools, model and thinking level, commands run without a
-shell, and an event bus shared by every plugin of a host.
-
-:class:`ExtensionApi` is the ``ctx`` the SDK gives every session (it extends
-:class:`pi_host.session.context.ExtensionContext`), so the kernel stays small: everything here is
-built on the session's public pieces.
-"""
+""":class:`ExtensionApi`: ``ctx`` with pi's extension actions, in Python spelling (see
+:mod:`pi_host.lib.extension_api`), and the host-wide :class:`EventBus`."""
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-import os
-import signal as signals
 from collections.abc import Callable
 from typing import Any
 
@@ -24,8 +16,6 @@ from pi_host.session.queues import QueuedMessage
 
 DELIVERY = {"steer": "steer", "follow_up": "followUp", "next_turn": "nextTurn"}
 DELIVERY.update({v: v for v in list(DELIVERY.values())})  # pi's spellings are accepted too
-KILL_GRACE_S = 5.0
-"""A command that ignores SIGTERM gets SIGKILL this long after it (as pi)."""
 
 
 class EventBus:
@@ -307,12 +297,183 @@ class ExtensionApi(ExtensionContext):
         timeout: float | None = None,
         signal: AbortSignal | None = None,
         cwd: str | None = None,
+        env: dict[str, str | None] | None = None,
+        input: str | bytes | None = None,
     ) -> dict[str, Any]:
         """Run a program without a shell: ``{stdout, stderr, code, killed}``. ``timeout`` (seconds)
         and ``signal`` terminate it (SIGTERM, SIGKILL 5 s later) and set ``killed``; a command ended
         by a signal reports 128 + its number as ``code``, as a shell does; one that cannot start
-        reports its error on stderr with code 127."""
-        return await run_command(command, list(args or ()), timeout, signal, cwd or self.cwd)
+        reports its error on stderr with code 127. ``env`` adds variables to pi-host's environment
+        (a None value removes one); ``input`` is written to its stdin (else stdin is empty)."""
+        from pi_host.lib.extension_api.process import run_command
+
+        return await run_command(command, list(args or ()), timeout, signal, cwd or self.cwd, env, input)
+
+    @property
+    def agent_dir(self) -> str:
+        """The agent directory (``PI_CODING_AGENT_DIR``, else ``~/.pi/agent``)."""
+        return self._session.tool_context.agent_dir
+
+    @property
+    def session_file(self) -> str | None:
+        """The session's file (None in memory: ``--no-session``, sub-sessions)."""
+        return getattr(self._session.store, "session_file", None)
+
+    @property
+    def session_id(self) -> str:
+        return self._session.store.session_id
+
+    # --- compaction -------------------------------------------------------------------------------
+
+    def compact(
+        self,
+        custom_instructions: str | None = None,
+        *,
+        on_complete: Callable[[Any], Any] | None = None,
+        on_error: Callable[[BaseException], Any] | None = None,
+    ) -> asyncio.Future[Any]:
+        """Compact now. Returns a task: ``await`` it for the result (None when a plugin or an
+        abort cancelled it; a failure raises), or pass ``on_complete(result)`` / ``on_error(exc)``
+        and do not wait (pi's ``ctx.compact({onComplete, onError})``). A failure with neither
+        ``on_error`` nor an ``await`` is reported as this session's."""
+        session = self._session
+
+        async def run() -> Any:
+            try:
+                result = await session.compact(custom_instructions, raise_on_cancel=False)
+            except Exception as exc:
+                if on_error is None:
+                    raise
+                await _call(on_error, exc)
+                return None
+            if on_complete is not None:
+                await _call(on_complete, result)
+            return result
+
+        task = asyncio.ensure_future(run())
+        if on_complete is not None or on_error is not None:
+            host = self._session.host
+            task.add_done_callback(
+                lambda t: (
+                    None
+                    if t.cancelled() or t.exception() is None
+                    else host.report("<runtime>", "compact", t.exception())
+                )  # type: ignore[arg-type]
+            )
+        return task
+
+    async def navigate_tree(self, target_id: str, **options: Any) -> Any:
+        """Move the leaf to ``target_id`` (``summarize=True``, ``custom_instructions``,
+        ``replace_instructions``, ``label``), as ``/tree``: ``session_before_tree`` may cancel,
+        ``session_tree`` follows. Returns ``{cancelled, newLeafId, editorText?, summaryEntry?}``."""
+        return await self._session.navigate_tree(target_id, **options)
+
+    async def set_session_name(self, name: str) -> str | None:
+        """Name the session (an empty name clears it); fires ``session_info_changed``."""
+        return await self._session.set_session_name(name)
+
+    def get_system_prompt(self) -> str:
+        """The system prompt the model sees (inside ``before_agent_start``: as chained so far)."""
+        return self._session.system_prompt_text()
+
+    # --- session control (modes with a UI: interactive, RPC) --------------------------------------
+
+    async def new_session(
+        self,
+        *,
+        setup: Callable[[Any], Any] | None = None,
+        with_session: Callable[[Any], Any] | None = None,
+    ) -> dict[str, bool]:
+        """Replace this session by a new one, as ``/new``: ``session_before_switch`` (reason
+        ``new``) may cancel. ``setup(store)`` may append entries to the new session's store before
+        it is shown; ``with_session(ctx)`` then runs with the new session's ``ctx`` (this ``ctx``
+        is stale after the switch). Returns ``{"cancelled": bool}``. Raises
+        :class:`pi_host.lib.sessions.switching.SwitchError` where the mode cannot replace its
+        session (print, JSON, SDK)."""
+        from pi_host.lib.sessions.switching import plugin_new_session
+
+        return await plugin_new_session(self._session, setup=setup, with_session=with_session)
+
+    async def fork(
+        self, entry_id: str, *, position: str = "before", with_session: Callable[[Any], Any] | None = None
+    ) -> dict[str, Any]:
+        """Continue in a new session file holding the branch before the user message
+        ``entry_id`` (``position="before"``, as ``/fork``: its text goes back to the editor and is
+        returned as ``text``) or up to ``entry_id`` (``"at"``, as ``/clone``).
+        ``session_before_fork`` may cancel. Returns ``{"cancelled": bool, "text": str}``."""
+        from pi_host.lib.sessions.switching import plugin_fork
+
+        return await plugin_fork(self._session, entry_id, position, with_session)
+
+    async def switch_session(
+        self, session_path: str, *, with_session: Callable[[Any], Any] | None = None
+    ) -> dict[str, bool]:
+        """Resume the session of ``session_path`` (relative to ``cwd``) in place of this one, as
+        ``/resume``; ``session_before_switch`` (reason ``resume``) may cancel."""
+        from pi_host.lib.sessions.switching import plugin_switch_session
+
+        return await plugin_switch_session(self._session, session_path, with_session)
+
+    async def reload(self) -> None:
+        """What ``/reload`` does: ``session_shutdown`` (reason ``reload``), plugins, settings,
+        keybindings and resources loaded again, ``session_start`` (reason ``reload``). Code after
+        it runs in the old plugin module: return right after. Refused while a run streams."""
+        from pi_host.lib.sessions.switching import plugin_reload
+
+        await plugin_reload(self._session)
+
+    def shutdown(self) -> None:
+        """Ask pi to exit gracefully once the session is idle (interactive: after the queued
+        messages; RPC: after the command in flight). ``session_shutdown`` fires before the
+        exit. A no-op in print and JSON mode, which exit once their prompts are done."""
+        from pi_host.lib.sessions.switching import plugin_shutdown
+
+        plugin_shutdown(self._session)
+
+    # --- providers, subscriptions, sub-sessions ---------------------------------------------------
+
+    def register_provider(self, name: str, config: dict[str, Any]) -> list[str]:
+        """Add a provider (or override one: ``{"baseUrl": ...}`` redirects a built-in's models)
+        from a models.json provider object (``baseUrl``, ``api``, ``apiKey``, ``headers``,
+        ``models``...), effective at once for ``set_model``, ``/model`` and RPC. Returns the
+        ``provider/id`` keys of its models. A config the catalog cannot use raises ValueError."""
+        from pi_host.lib.extension_api.providers import register_provider
+
+        return register_provider(self._session, name, config)
+
+    def unregister_provider(self, name: str) -> bool:
+        """Remove a provider registered with :meth:`register_provider` (the built-in models it
+        overrode come back); False when there was none. Refused (ValueError) while the current
+        model is one of its models: switch models first."""
+        from pi_host.lib.extension_api.providers import unregister_provider
+
+        return unregister_provider(self._session, name)
+
+    def on(self, event_name: str, handler: Callable[..., Any]) -> Callable[[], None]:
+        """Handle ``event_name`` (any ``on_<event>`` hook name without ``on_``: ``agent_end``,
+        ``tool_call``, ``session_before_switch``...) from now on, as a hook does: ``handler(event,
+        ctx)`` (or ``handler(event)``) may be async, its return follows the event's rule, and a
+        failure is reported under the subscribing plugin's name. Runs after the hooks of loaded
+        plugins. Returns the function that unsubscribes."""
+        from pi_host.lib.extension_api.subscriptions import subscribe
+
+        return subscribe(self._session.host, event_name, handler)
+
+    async def create_subsession(self, **options: Any) -> Any:
+        """A separate, started :class:`AgentSession` for a sub-agent, with this session's model,
+        thinking level, catalog and keys, plugins, settings and cwd unless ``options`` say
+        otherwise (``model``, ``thinking_level``, ``tools``, ``cwd``, ``system_prompt``,
+        ``append_system_prompt``, ``plugins``: a fresh set of built-ins plus these instead of this
+        session's plugins, ``store``, ``mode``). In memory; ``await sub.close()`` when done."""
+        from pi_host.lib.extension_api.subsession import create_subsession
+
+        return await create_subsession(self, **options)
+
+
+async def _call(callback: Callable[..., Any], *args: Any) -> None:
+    result = callback(*args)
+    if inspect.isawaitable(result):
+        await result
 
 
 def _split_content(content: str | list[Any]) -> tuple[str, list[ImageContent] | None]:
@@ -331,66 +492,4 @@ def _split_content(content: str | list[Any]) -> tuple[str, list[ImageContent] | 
     return "\n".join(texts), images or None
 
 
-async def run_command(
-    command: str, args: list[str], timeout: float | None, signal: AbortSignal | None, cwd: str
-) -> dict[str, Any]:
-    from pi_host.lib.toolkit.local_shell import AGENT_MARKERS
-
-    try:
-        process = await asyncio.create_subprocess_exec(
-            command,
-            *args,
-            cwd=cwd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env={**os.environ, **AGENT_MARKERS},
-            start_new_session=True,
-        )
-    except OSError as exc:
-        return {"stdout": "", "stderr": str(exc), "code": 127, "killed": False}
-    killed = False
-
-    def terminate() -> None:
-        nonlocal killed
-        if process.returncode is not None or killed:
-            return
-        killed = True
-        _signal_group(process.pid, signals.SIGTERM)
-        asyncio.get_running_loop().call_later(KILL_GRACE_S, _kill_if_running, process)
-
-    remove = signal.add_listener(terminate) if signal is not None else None
-    if signal is not None and signal.aborted:
-        terminate()
-    timer = asyncio.get_running_loop().call_later(timeout, terminate) if timeout else None
-    try:
-        out, err = await process.communicate()
-    finally:
-        if timer is not None:
-            timer.cancel()
-        if remove is not None:
-            remove()
-    code = process.returncode if process.returncode is not None else 1
-    if code < 0:
-        code = 128 - code
-    return {
-        "stdout": out.decode("utf-8", "replace"),
-        "stderr": err.decode("utf-8", "replace"),
-        "code": code,
-        "killed": killed,
-    }
-
-
-def _signal_group(pid: int, sig: int) -> None:
-    try:
-        os.killpg(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _kill_if_running(process: Any) -> None:
-    if process.returncode is None:
-        _signal_group(process.pid, signals.SIGKILL)
-
-
-__all__ = ["EventBus", "ExtensionApi", "as_custom_message", "event_bus", "run_command"]
+__all__ = ["EventBus", "ExtensionApi", "as_custom_message", "event_bus"]

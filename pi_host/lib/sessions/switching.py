@@ -5,13 +5,34 @@ Each function asks the plugins first (``session_before_switch`` or ``session_bef
 ``{"cancel": True}`` keeps the session and the function returns None), stops a run in progress,
 opens the new session through the CLI's ``request.new_session`` and retires the old one. The
 caller then shows or serves the session returned.
+
+Plugins reach the same switches through ``ctx`` (``ctx.new_session``, ``ctx.fork``,
+``ctx.switch_session``, ``ctx.reload``, ``ctx.shutdown``): a mode that can replace its session
+attaches a :class:`SessionControl` to every session it serves (:func:`attach_control`); the
+``plugin_*`` functions below use it, and refuse in one sentence where there is none (print, JSON,
+SDK).
 """
 
 from __future__ import annotations
 
+import inspect
+import os
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["SwitchError", "fork_session", "new_session", "resume_session"]
+__all__ = [
+    "SessionControl",
+    "SwitchError",
+    "attach_control",
+    "fork_session",
+    "new_session",
+    "plugin_fork",
+    "plugin_new_session",
+    "plugin_reload",
+    "plugin_shutdown",
+    "plugin_switch_session",
+    "resume_session",
+]
 
 
 class SwitchError(Exception):
@@ -86,3 +107,121 @@ async def fork_session(request: Any, old: Any, entry_id: str, position: str = "b
     # which would close the store).
     fresh = await request.new_session(store=store, reason="fork", previous_session_file=previous)
     return fresh, text
+
+
+# --- what plugins use (ctx.new_session, ctx.fork...) ---------------------------------------------
+
+
+class SessionControl:
+    """How a mode lets plugins replace the session it serves.
+
+    ``show(fresh)`` makes ``fresh`` the served session (the mode's own ``/new`` path);
+    ``shutdown()`` ends the mode gracefully once idle; ``reloaded()`` runs after a reload
+    (keybindings, completion); ``fork_text(text)`` receives a forked message's text (the
+    interactive editor)."""
+
+    def __init__(
+        self,
+        request: Any,
+        show: Callable[[Any], Any],
+        *,
+        shutdown: Callable[[], Any] | None = None,
+        reloaded: Callable[[], Any] | None = None,
+        fork_text: Callable[[str], Any] | None = None,
+    ) -> None:
+        self.request = request
+        self.show = show
+        self.shutdown = shutdown
+        self.reloaded = reloaded
+        self.fork_text = fork_text
+
+
+def attach_control(session: Any, control: SessionControl) -> None:
+    """Let the plugins of ``session`` switch sessions through ``control``."""
+    session.mode_control = control
+
+
+def _control(session: Any, action: str) -> SessionControl:
+    control = getattr(session, "mode_control", None)
+    if control is None:
+        raise SwitchError(
+            f"ctx.{action} needs a mode that can replace its session (interactive or rpc); "
+            f"this is {session.config.mode!r}"
+        )
+    return control
+
+
+async def _call(callback: Callable[..., Any] | None, *args: Any) -> Any:
+    if callback is None:
+        return None
+    result = callback(*args)
+    return await result if inspect.isawaitable(result) else result
+
+
+async def _shown(control: SessionControl, fresh: Any, with_session: Callable[[Any], Any] | None) -> None:
+    await _call(control.show, fresh)
+    await _call(with_session, fresh.ctx)
+
+
+async def plugin_new_session(
+    session: Any,
+    *,
+    setup: Callable[[Any], Any] | None = None,
+    with_session: Callable[[Any], Any] | None = None,
+) -> dict[str, bool]:
+    control = _control(session, "new_session")
+    fresh = await new_session(control.request, session)
+    if fresh is None:
+        return {"cancelled": True}
+    if setup is not None:
+        await _call(setup, fresh.store)
+        fresh.messages[:] = fresh.store.build_context().messages  # what setup appended counts
+    await _shown(control, fresh, with_session)
+    return {"cancelled": False}
+
+
+async def plugin_switch_session(
+    session: Any, session_path: str, with_session: Callable[[Any], Any] | None = None
+) -> dict[str, bool]:
+    control = _control(session, "switch_session")
+    path = os.path.abspath(os.path.join(session.config.cwd, os.path.expanduser(session_path)))
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"Session file not found: {path}")
+    fresh = await resume_session(control.request, session, path)
+    if fresh is None:
+        return {"cancelled": True}
+    await _shown(control, fresh, with_session)
+    return {"cancelled": False}
+
+
+async def plugin_fork(
+    session: Any, entry_id: str, position: str = "before", with_session: Callable[[Any], Any] | None = None
+) -> dict[str, Any]:
+    if position not in ("before", "at"):
+        raise ValueError(f"position must be 'before' or 'at', not {position!r}")
+    control = _control(session, "fork")
+    fresh, text = await fork_session(control.request, session, entry_id, position)
+    if fresh is None:
+        return {"cancelled": True, "text": ""}
+    await _call(control.show, fresh)
+    if text:
+        await _call(control.fork_text, text)
+    await _call(with_session, fresh.ctx)
+    return {"cancelled": False, "text": text}
+
+
+async def plugin_reload(session: Any) -> None:
+    control = _control(session, "reload")
+    if session.is_streaming:
+        raise SwitchError("Cannot reload while a run is in progress: await ctx.wait_for_idle() first")
+    if getattr(control.request, "reload_session", None) is None:
+        raise SwitchError("This run cannot reload")
+    fresh = await control.request.reload_session(session)
+    await _call(control.show, fresh)
+    await _call(control.reloaded)
+
+
+def plugin_shutdown(session: Any) -> None:
+    control = getattr(session, "mode_control", None)
+    if control is not None and control.shutdown is not None:
+        control.shutdown()

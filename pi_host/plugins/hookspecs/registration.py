@@ -45,7 +45,7 @@ def register_tools(ctx: Any) -> list[Any]:
 
 @hookspec
 def register_commands() -> list[Any]:
-    """Slash commands: ``Command`` items. A name used twice gets ``:1``, ``:2`` in load order."""
+    """``Command`` items (a name used twice gets ``:1``, ``:2``) and interactive ``Shortcut`` keys."""
 
 
 @hookspec

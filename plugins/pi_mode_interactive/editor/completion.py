@@ -6,7 +6,10 @@
    a second ``/``. ``commands_provider()`` returns ``[(name, description), ...]`` (names without
    the slash: ``model``, ``skill:review``...). Prefix matches come first in provider order, then
    fuzzy matches, best first. Inserts ``/name `` (with the trailing space, as pi does); the
-   description is the ``display_meta``.
+   description is the ``display_meta``. After ``/name `` the command's argument completions:
+   ``arguments_provider(name)`` gives a plugin command's ``complete(prefix)`` (or None), called
+   with the text typed after the space; it returns strings or ``{value, label?, description?}``
+   dicts (an async one is awaited on the asynchronous path prompt_toolkit uses).
 2. **File mentions** — the token before the cursor starts with ``@`` (anywhere in the text,
    after whitespace or an opening bracket/backtick), or is an unclosed ``@"...``. Candidates
    come from a :class:`FileIndex` of ``cwd``, built once (never per keystroke) and ranked
@@ -27,14 +30,15 @@ warm before the first keystroke.
 from __future__ import annotations
 
 import heapq
+import inspect
 import os
 import re
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -364,8 +368,10 @@ class PiCompleter(Completer):
         max_results: int = DEFAULT_MAX_RESULTS,
         max_files: int = DEFAULT_MAX_FILES,
         refresh_interval: float | None = None,
+        arguments_provider: Callable[[str], Any] | None = None,
     ) -> None:
         self.commands_provider = commands_provider
+        self.arguments_provider = arguments_provider
         self.cwd = os.path.abspath(os.fspath(cwd))
         self.max_results = max_results
         self.file_index = file_index or FileIndex(self.cwd, max_files=max_files, max_age=refresh_interval)
@@ -378,7 +384,65 @@ class PiCompleter(Completer):
         """Re-walk the tree (e.g. after the agent wrote files, or on ``/reload``)."""
         self.file_index.refresh(wait=wait)
 
+    def _argument_request(self, document: Document) -> tuple[Any, str] | None:
+        """``(complete, prefix)`` when the cursor is in a plugin command's argument."""
+        if self.arguments_provider is None or document.cursor_position_row != 0:
+            return None
+        stripped = document.current_line_before_cursor.lstrip()
+        name, space, prefix = stripped[1:].partition(" ")
+        if not stripped.startswith("/") or not space or not name:
+            return None
+        try:
+            complete = self.arguments_provider(name)
+        except Exception:
+            return None
+        return (complete, prefix) if callable(complete) else None
+
+    @staticmethod
+    def _argument_items(items: Any, prefix: str) -> Iterator[Completion]:
+        for item in items or ():
+            if isinstance(item, dict):
+                value = str(item.get("value", ""))
+                label, meta = str(item.get("label") or value), str(item.get("description") or "")
+            else:
+                value = label = str(item)
+                meta = ""
+            if value:
+                yield Completion(value, start_position=-len(prefix), display=label, display_meta=meta)
+
+    async def get_completions_async(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> AsyncGenerator[Completion, None]:
+        request = self._argument_request(document)
+        if request is None:
+            for completion in self.get_completions(document, complete_event):
+                yield completion
+            return
+        complete, prefix = request
+        try:
+            items = complete(prefix)
+            if inspect.isawaitable(items):
+                items = await items
+            found = list(self._argument_items(items, prefix))
+        except Exception:  # a broken completer must not break the editor
+            return
+        for completion in found:
+            yield completion
+
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
+        request = self._argument_request(document)
+        if request is not None:
+            complete, prefix = request
+            try:
+                items = complete(prefix)
+                if inspect.isawaitable(items):  # only the asynchronous path can wait for it
+                    getattr(items, "close", lambda: None)()
+                    return
+                found = list(self._argument_items(items, prefix))
+            except Exception:
+                return
+            yield from found
+            return
         before = document.current_line_before_cursor
         if document.cursor_position_row == 0:
             stripped = before.lstrip()

@@ -83,7 +83,9 @@ async def test_moving_to_a_non_user_entry_without_summary():
     result = await session.compactor.navigate_tree(answer["id"])
     assert session.store.leaf_id() == answer["id"] and "summaryEntry" not in result
     assert "editorText" not in result and not router.summary_requests
-    assert events == [{"newLeafId": answer["id"], "oldLeafId": events[0]["oldLeafId"]}]
+    assert events == [
+        {"newLeafId": answer["id"], "oldLeafId": events[0]["oldLeafId"], "targetId": answer["id"]}
+    ]
     assert [m.role for m in session.messages] == ["system", "user", "assistant"]
 
 

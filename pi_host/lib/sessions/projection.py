@@ -64,6 +64,24 @@ def walk_to_root(get: Callable[[str], Entry | None], start: str | None) -> Itera
         node = get(parent) if parent else None
 
 
+def path_to_root(get: Callable[[str], Entry | None], start: str | None) -> list[Entry]:
+    """``list(walk_to_root(get, start))``, reversed (root first), without a generator step per
+    entry: a long session's path is tens of thousands of entries."""
+    out: list[Entry] = []
+    seen: set[str] = set()
+    node = get(start) if start else None
+    while node is not None:
+        node_id = node["id"]
+        if node_id in seen:
+            break
+        seen.add(node_id)
+        out.append(node)
+        parent = node.get("parentId")
+        node = get(parent) if parent else None
+    out.reverse()
+    return out
+
+
 def context_entries(path: list[Entry]) -> list[Entry]:
     """``path`` (root → leaf) with its latest compaction applied (§6.5 step 3).
 

@@ -187,6 +187,7 @@ class TreeStore:
                     stubs.fill if stubs else None,
                 )
             self.tree = SessionTree(checked.entries, checked.projected, checked.late_check, stubs)
+            self.tree.remember_path(checked.path)
         else:
             self.tree = SessionTree()
 

@@ -40,6 +40,7 @@ from pi_host.lib.sessions.projection import (  # noqa: F401
     iso_to_ms,
     latest_context_edits,
     navigation_target,
+    path_to_root,
     project_entry,
     projected_entries,
     session_info_name,
@@ -281,6 +282,11 @@ class SessionTree:
         """Entries from a root down to ``from_id`` (default: the leaf)."""
         return self._filled(self._raw_path(from_id))
 
+    def remember_path(self, path: list[Entry]) -> None:
+        """Seed the path cache with the path to the leaf a loader has already walked."""
+        if path and path[-1]["id"] == self._leaf:
+            self._path = path
+
     def _raw_path(self, from_id: str | None | Any = ...) -> list[Entry]:
         """:meth:`path` with stubs left as they are (for the tree's own walks)."""
         target = self._leaf if from_id is ... else from_id
@@ -294,8 +300,7 @@ class SessionTree:
             if entry is not None and entry.get("parentId") == last["id"] and entry is not last:
                 cached.append(entry)
                 return list(cached)
-        out = list(walk_to_root(self._by_id.get, target))
-        out.reverse()
+        out = path_to_root(self._by_id.get, target)
         self._path = out
         return list(out)
 

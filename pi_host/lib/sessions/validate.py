@@ -25,8 +25,8 @@ from pi_host.lib.sessions.projection import (
     PROJECTED_TYPES,
     Entry,
     context_entries,
+    path_to_root,
     projected_data,
-    walk_to_root,
 )
 
 MAX_DEPTH = 200
@@ -298,6 +298,8 @@ class Checked:
     entries: list[Entry] = field(default_factory=list)
     projected: dict[str, list[Any]] = field(default_factory=dict)
     late_check: Callable[[Entry], list[Any] | None] | None = None
+    path: list[Entry] = field(default_factory=list)
+    """The active path (root to the last entry), as the check walked it."""
 
 
 def check_entries(
@@ -361,7 +363,9 @@ def check_entries(
             dropped.clear()
         if skipped_parent:
             _reattach(checked, skipped_parent, holder)
-        pending = [e for e in _active_context(checked.entries, holder) if e["id"] not in checked.projected]
+        checked.path = path_to_root(holder.get, checked.entries[-1]["id"]) if checked.entries else []
+        context = [e for e in context_entries(checked.path) if e["type"] in PROJECTED_TYPES]
+        pending = [e for e in context if e["id"] not in checked.projected]
         if all([parse(entry) for entry in pending]):
             break
 
@@ -387,15 +391,6 @@ def strictly(entry: Entry, fill: Callable[[Entry], bool] | None = None) -> tuple
     if entry["type"] == "message" and depth_exceeds(entry):
         return [], f"nested deeper than {MAX_DEPTH} levels"
     return project_strictly(entry)
-
-
-def _active_context(entries: list[Entry], by_id: dict[str, Entry]) -> list[Entry]:
-    """The context entries of the branch that ends at the last entry (the tree's leaf on load)."""
-    if not entries:
-        return []
-    path = list(walk_to_root(by_id.get, entries[-1]["id"]))
-    path.reverse()
-    return [e for e in context_entries(path) if e["type"] in PROJECTED_TYPES]
 
 
 def _reattach(checked: Checked, skipped_parent: dict[str, str | None], kept: dict[str, Entry]) -> None:

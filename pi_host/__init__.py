@@ -36,6 +36,7 @@ _EXPORTS = {
     "ProviderInfo": "pi_host.plugins.registrations",
     "Command": "pi_host.plugins.registrations",
     "Shortcut": "pi_host.plugins.registrations",
+    "Resources": "pi_host.plugins.registrations",
     "CliFlag": "pi_host.plugins.registrations",
     "ContextSource": "pi_host.plugins.registrations",
     "CompactionStrategy": "pi_host.plugins.registrations",

@@ -1,11 +1,10 @@
-"""The pip-installable example strategy (extension_examples/pi-compaction-requests) replaces the
-default LLM summaries once installed."""
+"""The example strategy (extension_examples/pi-compaction-requests), installed by the real
+``pi install`` into a throw-away environment, replaces the default LLM summaries."""
 
 from __future__ import annotations
 
 import glob
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,30 +14,37 @@ import pytest
 
 from tests.compaction.helpers import Router, dump_call, small_session
 from tests.compaction.test_cli import SETTINGS
-from tests.example_install import pip_install_example
+from tests.example_install import make_venv, pi_install_example, venv_pi
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "extension_examples" / "pi-compaction-requests"
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    return pip_install_example("pi-compaction-requests", tmp_path_factory.mktemp("site"))
-
-
-def test_installed_plugin_is_listed(installed):
-    env = dict(os.environ, PYTHONPATH=str(installed))
-    out = subprocess.run(
-        [sys.executable, "-m", "pi_host", "plugins", "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
+def venv(tmp_path_factory):
+    where = make_venv(tmp_path_factory.mktemp("venv"))
+    home = tmp_path_factory.mktemp("home")
+    pi_install_example(
+        "pi-compaction-requests", where, HOME=str(home), PI_CODING_AGENT_DIR=str(home / "agent")
     )
+    return where
+
+
+@pytest.fixture(scope="module")
+def installed(venv):
+    """The environment's site-packages, for the in-process test."""
+    [site] = venv.glob("lib/python*/site-packages")
+    return site
+
+
+def test_installed_plugin_is_listed(venv, isolated_environment):
+    out = venv_pi(venv, "plugins", "--json")
     rows = {row["name"]: row for row in json.loads(out.stdout)}
     row = rows["compaction-requests"]
     assert (row["source"], row["origin"], row["version"]) == ("installed", "pi-compaction-requests", "0.1.0")
     assert row["hooks"] == ["register_compaction_strategies"]
     assert rows["compaction-llm"]["source"] == "builtin"
+    listed = venv_pi(venv, "list")
+    assert "pi-compaction-requests" in listed.stdout, listed.stdout + listed.stderr
 
 
 async def test_installed_strategy_is_used_without_any_setting(installed, monkeypatch):
@@ -57,7 +63,7 @@ async def test_installed_strategy_is_used_without_any_setting(installed, monkeyp
     assert session.compactor.strategy(session.compactor.settings().strategy).name == "llm"
 
 
-def test_cli_run_with_the_installed_strategy(installed, isolated_environment):
+def test_cli_run_with_the_installed_strategy(venv, isolated_environment):
     agent, work = isolated_environment["agent"], isolated_environment["work"]
     (agent / "settings.json").write_text(json.dumps(SETTINGS))
     for i in range(1, 5):
@@ -66,14 +72,15 @@ def test_cli_run_with_the_installed_strategy(installed, isolated_environment):
         *[{"toolCalls": [{"name": "read", "arguments": {"path": f"notes{i}.txt"}}]} for i in range(1, 5)],
         {"text": "All read."},  # with the LLM strategy the summary request would take this answer
     ]
-    env = dict(os.environ, PI_FAUX_SCRIPT=json.dumps(script), PYTHONPATH=str(installed))
-    out = subprocess.run(
-        [sys.executable, "-m", "pi_host", "--mode", "json", "--model", "faux/faux-small", "Read the notes"],
+    out = venv_pi(
+        venv,
+        "--mode",
+        "json",
+        "--model",
+        "faux/faux-small",
+        "Read the notes",
         cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+        PI_FAUX_SCRIPT=json.dumps(script),
     )
     assert out.returncode == 0, out.stderr
     records = [json.loads(line) for line in out.stdout.splitlines()]

@@ -1,0 +1,73 @@
+"""``DIR/results.jsonl``: one record a finished task, appended whole (one ``write`` of one line on
+an ``O_APPEND`` descriptor, then ``fsync``), so a batch killed at any moment leaves at most a torn
+last line; reading drops it (and cuts it off before the next append)."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from typing import Any
+
+FINAL = ("ok", "error", "timeout", "cost-limit")
+"""Statuses that end a task for ``--resume``; a ``cancelled`` task runs again."""
+
+
+def read_records(path: str, repair: bool = False) -> tuple[list[dict[str, Any]], list[str]]:
+    """The records of ``path`` and the problems met; with ``repair``, a torn last line (no newline
+    at the end) is cut off the file."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        return [], []
+    problems: list[str] = []
+    end = data.rfind(b"\n") + 1
+    if end < len(data):
+        problems.append(f"{path}: torn last line ({len(data) - end} bytes) dropped")
+        if repair:
+            with open(path, "r+b") as handle:
+                handle.truncate(end)
+                handle.flush()
+                os.fsync(handle.fileno())
+    records = []
+    for number, line in enumerate(data[:end].splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            problems.append(f"{path}:{number}: not JSON; ignored")
+            continue
+        if isinstance(record, dict) and isinstance(record.get("id"), str):
+            records.append(record)
+        else:
+            problems.append(f"{path}:{number}: not a task record; ignored")
+    return records, problems
+
+
+def finished_ids(records: list[dict[str, Any]]) -> set[str]:
+    return {record["id"] for record in records if record.get("status") in FINAL}
+
+
+class ResultsLog:
+    """The appender; safe to share between threads."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def append(self, record: dict[str, Any]) -> None:
+        line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        with self._lock:
+            view = memoryview(line)
+            while view:  # a regular file takes it in one write; loop only for safety
+                view = view[os.write(self._fd, view) :]
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fd >= 0:
+                os.close(self._fd)
+                self._fd = -1

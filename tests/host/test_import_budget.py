@@ -28,6 +28,8 @@ runpy.run_module("pi_host", run_name="__main__", alter_sys=True)
 
 # never on a print / json run, whatever the provider
 NEVER = {"typer", "click", "prompt_toolkit", "rich", "pygments", "markdown_it", "shellingham"}
+# the MCP SDK (issue 18): only when mcp.json configures a server
+NEVER |= {"mcp", "mcp_types", "httpx2"}
 # the HTTP stack, for a provider that makes no request
 HTTP = {"httpx", "httpcore", "httpx_sse", "anyio", "h11", "certifi", "idna", "sniffio"}
 # provider adapters other than the one in use (their ``__init__`` registers them, cheaply)

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-HEAVY = ("httpx", "pydantic", "prompt_toolkit", "rich", "anyio", "jiter")
+HEAVY = ("httpx", "pydantic", "prompt_toolkit", "rich", "anyio", "jiter", "mcp", "mcp_types")
 
 PROBE = """
 import contextlib, io, json, sys
@@ -65,5 +65,7 @@ def test_print_and_json_runs_do_not_import_the_interactive_interface(mode, isola
     tops = {name.split(".")[0] for name in loaded}
     assert "pydantic" in tops
     assert not tops & {"prompt_toolkit", "rich", "pygments", "markdown_it"}, sorted(tops)
+    assert not tops & {"mcp", "mcp_types"}, "no mcp.json: the MCP SDK must not load"
+    assert "pi_mcp" in loaded and "pi_mcp.manager" not in loaded
     # the mode plugin itself is registered (its entry point loads), its application is not
     assert "pi_mode_interactive" in loaded and "pi_mode_interactive.app" not in loaded

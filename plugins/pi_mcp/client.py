@@ -1,0 +1,281 @@
+"""One connection to one MCP server, through the official ``mcp`` SDK (imported here only).
+
+A connection lives in its own task: it opens the transport (stdio or streamable HTTP), runs
+``initialize`` and ``tools/list``, then waits until it is stopped or the server goes away. Tool
+calls come from other tasks through :meth:`Connection.call`, which waits for the connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+
+from pi_mcp.config import ServerConfig, expand_home, resolve_value
+
+STDERR_TAIL = 20
+STOP_GRACE_S = 1.0
+"""How long a stopping stdio server has after its stdin closes before SIGTERM (then SIGKILL)."""
+
+_sdk: asyncio.Future[None] | None = None
+
+
+def _import_sdk() -> None:
+    import mcp.client.session  # noqa: F401
+    import mcp.client.stdio  # noqa: F401
+
+
+async def load_sdk() -> None:
+    """Import the SDK (about a second) in a daemon thread: the session goes on meanwhile, and a run
+    that ends first does not wait for it."""
+    global _sdk
+    if _sdk is None or _sdk.get_loop() is not asyncio.get_running_loop():
+        import threading
+
+        loop = asyncio.get_running_loop()
+        _sdk = future = loop.create_future()
+
+        def work() -> None:
+            try:
+                _import_sdk()
+                error = None
+            except BaseException as exc:  # noqa: BLE001
+                error = exc
+
+            def done() -> None:
+                if future.done():
+                    return
+                if error is None:
+                    future.set_result(None)
+                else:
+                    future.set_exception(error)
+
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
+                loop.call_soon_threadsafe(done)
+
+        threading.Thread(target=work, name="pi-mcp-import", daemon=True).start()
+    await asyncio.shield(_sdk)
+
+
+class Connection:
+    def __init__(self, config: ServerConfig, cwd: str, on_change: Callable[[Connection], Any]) -> None:
+        self.config = config
+        self.cwd = cwd
+        self.on_change = on_change
+        self.state = "disabled" if not config.enabled else "idle"
+        """``idle``, ``connecting``, ``connected``, ``failed``, ``disconnected``, ``disabled``."""
+        self.error: str | None = None
+        self.tools: list[Any] = []
+        self.instructions: str | None = None
+        self.resources = False
+        self._session: Any = None
+        self._ready = asyncio.Event()
+        self._stop: asyncio.Event | None = None
+        self._task: asyncio.Task[Any] | None = None
+        self._notified = self.state
+        self._stderr: Any = None
+
+    # --- life -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if not self.config.enabled or (self._task is not None and not self._task.done()):
+            return
+        self._ready = asyncio.Event()
+        self._stop = asyncio.Event()
+        self.state, self.error, self.tools = "connecting", None, []
+        self._task = asyncio.ensure_future(self._run())
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is None:
+            return
+        if self._stop is not None:
+            self._stop.set()
+        if self.state != "connected":  # still starting: no grace period for a server nobody used
+            if _sdk is not None and _sdk.done():
+                import mcp.client.stdio as stdio
+
+                stdio.PROCESS_TERMINATION_TIMEOUT = 0.0
+            task.cancel()
+        try:
+            await asyncio.wait_for(asyncio.shield(task), 6)
+        except (TimeoutError, Exception):
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+
+    async def stop_keep_state(self) -> None:
+        """Stop, keeping what was found (``pi mcp list`` reports it afterwards)."""
+        state, error, tools = self.state, self.error, self.tools
+        await self.stop()
+        self.state, self.error, self.tools = state, error, tools
+
+    async def restart(self) -> None:
+        await self.stop()
+        self.start()
+
+    async def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the connection is up or has failed; True when connected."""
+        if self.state not in ("connecting",):
+            return self.state == "connected"
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._ready.wait(), timeout)
+        return self.state == "connected"
+
+    def stderr_tail(self) -> list[str]:
+        if self._stderr is None:
+            return []
+        with contextlib.suppress(OSError, ValueError):
+            self._stderr.flush()
+            self._stderr.seek(0)
+            lines = self._stderr.read().decode("utf-8", "replace").splitlines()
+            self._stderr.seek(0, os.SEEK_END)
+            return lines[-STDERR_TAIL:]
+        return []
+
+    async def _run(self) -> None:
+        await load_sdk()
+        import mcp.client.stdio as stdio
+        from mcp.client.session import ClientSession
+
+        stdio.PROCESS_TERMINATION_TIMEOUT = STOP_GRACE_S
+
+        assert self._stop is not None
+        stop = self._stop
+        was_connected = False
+        try:
+            async with self._transport() as (read, write):
+                closed = asyncio.Event()
+                relay_send, relay_receive = anyio.create_memory_object_stream(0)
+
+                async def relay() -> None:
+                    try:
+                        async with relay_send:
+                            async for item in read:
+                                await relay_send.send(item)
+                    except Exception:
+                        pass
+                    finally:
+                        closed.set()
+
+                async with anyio.create_task_group() as group:
+                    group.start_soon(relay)
+                    async with ClientSession(
+                        relay_receive, write, read_timeout_seconds=self.config.timeout
+                    ) as session:
+                        with anyio.fail_after(self.config.timeout):
+                            result = await session.initialize()
+                        self.instructions = getattr(result, "instructions", None)
+                        capabilities = getattr(result, "capabilities", None)
+                        self.resources = getattr(capabilities, "resources", None) is not None
+                        self.tools = await self._list_tools(session)
+                        self._session = session
+                        self.state, was_connected = "connected", True
+                        self._ready.set()
+                        self._changed()
+                        stopped = asyncio.ensure_future(stop.wait())
+                        ended = asyncio.ensure_future(closed.wait())
+                        await asyncio.wait({stopped, ended}, return_when=asyncio.FIRST_COMPLETED)
+                        stopped.cancel()
+                        ended.cancel()
+                        self._session = None
+                        if not stop.is_set():
+                            self.state, self.error = "disconnected", "connection closed"
+                            self._changed()  # now: closing the transport may take a while
+                    group.cancel_scope.cancel()
+        except BaseException as exc:  # noqa: BLE001 - any failure is the server's state
+            self._session = None
+            if isinstance(exc, asyncio.CancelledError) and stop.is_set():
+                pass
+            elif not stop.is_set():
+                self.state = "disconnected" if was_connected else "failed"
+                self.error = _describe(exc)
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+        finally:
+            self._session = None
+            if stop.is_set():
+                self.state = "idle" if self.config.enabled else "disabled"
+            self._ready.set()
+            if self.state != self._notified:
+                self._changed()
+
+    def _changed(self) -> None:
+        self._notified = self.state
+        try:
+            self.on_change(self)
+        except Exception:  # the manager's bookkeeping must not end the connection task
+            pass
+
+    @contextlib.asynccontextmanager
+    async def _transport(self) -> Any:
+        raw = self.config.raw
+        name = self.config.name
+        if self.config.kind == "http":
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            headers = {k: resolve_value(name, "header", k, v) for k, v in (raw.get("headers") or {}).items()}
+            async with create_mcp_http_client(headers=headers) as http:
+                async with streamable_http_client(raw["url"], http_client=http) as streams:
+                    yield streams
+            return
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        env = {k: v for k, v in os.environ.items() if not k.startswith("()")}
+        env.update({k: resolve_value(name, "env", k, v) for k, v in (raw.get("env") or {}).items()})
+        cwd = raw.get("cwd")
+        cwd = os.path.join(self.cwd, expand_home(cwd)) if isinstance(cwd, str) else self.cwd
+        params = StdioServerParameters(
+            command=expand_home(raw["command"]),
+            args=[expand_home(a) for a in raw.get("args") or []],
+            env=env,
+            cwd=cwd,
+        )
+        self._stderr = tempfile.TemporaryFile(prefix="pi-mcp-stderr-")
+        async with stdio_client(params, errlog=self._stderr) as streams:
+            yield streams
+
+    async def _list_tools(self, session: Any) -> list[Any]:
+        tools: list[Any] = []
+        cursor = None
+        while True:
+            with anyio.fail_after(self.config.timeout):
+                if cursor is None:
+                    page = await session.list_tools()
+                else:
+                    from mcp_types import PaginatedRequestParams
+
+                    page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor))
+            tools.extend(page.tools)
+            cursor = getattr(page, "next_cursor", None)
+            if not cursor:
+                return tools
+
+    # --- calls ------------------------------------------------------------------------------
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        """``tools/call``; waits for a connection in progress (up to the server's timeout)."""
+        if self.state == "connecting":
+            await self.wait(self.config.timeout)
+        session = self._session
+        if session is None or self.state != "connected":
+            reason = f": {self.error}" if self.error else ""
+            raise RuntimeError(f'MCP server "{self.config.name}" is not connected ({self.state}{reason})')
+        return await session.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout)
+
+
+def _describe(exc: BaseException) -> str:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, asyncio.TimeoutError):
+        return "timed out"
+    if isinstance(exc, FileNotFoundError):
+        return f"command not found: {exc.filename or exc}"
+    text = str(exc) or type(exc).__name__
+    return " ".join(text.split())

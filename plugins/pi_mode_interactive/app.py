@@ -363,8 +363,7 @@ class InteractiveApp:
 
     def show_messages(self, limit: int = 200) -> None:
         """The session's conversation so far (its last ``limit`` messages), as finished items."""
-        for message in self.session.messages[-limit:]:
-            self.feed.message_item(message, done=True)
+        self.feed.history(self.session.messages[-limit:])
         self.invalidate()
 
     def _flag(self, name: str) -> Any:

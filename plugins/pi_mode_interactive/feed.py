@@ -31,6 +31,24 @@ class SessionFeed:
         self.tool_items.clear()
         self.assistant = None
 
+    def history(self, messages: list[Any]) -> None:
+        """Draw a conversation as finished items (resume, tree navigation, fork): every tool call
+        gets a new item with the result stored after it, even when the same call was drawn live
+        before (its old item stays in the scrollback)."""
+        for message in messages:
+            if getattr(message, "role", None) == "toolResult":
+                call_id = getattr(message, "tool_call_id", None)
+                if call_id:
+                    result = ToolResultView.of(message)
+                    self.results[call_id] = dataclasses.replace(result, is_error=bool(message.is_error))
+        for message in messages:
+            if getattr(message, "role", None) == "assistant":
+                for block in message.content:
+                    if getattr(block, "type", None) == "toolCall":
+                        self.tool_items.pop(block.id, None)
+                        self.tools.pop(block.id, None)
+            self.message_item(message, done=True)
+
     # --- items ----------------------------------------------------------------------------------
 
     def message_item(self, message: Any, done: bool) -> Item | None:

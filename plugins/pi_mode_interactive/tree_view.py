@@ -201,7 +201,7 @@ class TreeRows:
 
     # -- what is shown --------------------------------------------------------------------------
 
-    def passes(self, row: Row) -> bool:
+    def passes(self, row: Row, search: bool = True) -> bool:
         entry = row.node.entry
         kind = entry.get("type")
         role = (entry.get("message") or {}).get("role") if kind == "message" else None
@@ -218,7 +218,7 @@ class TreeRows:
             shown = kind not in _BOOKKEEPING
         if not shown:
             return False
-        if self.query:
+        if self.query and search:
             text = (describe(entry)[1] + " " + (row.node.label or "")).lower()
             return all(token in text for token in self.query.lower().split())
         return True
@@ -251,10 +251,11 @@ class TreeRows:
 
     @property
     def current_id(self) -> str | None:
-        """The row marked current: the leaf, or its nearest shown ancestor when the filter
-        hides it (a trailing name or model change)."""
-        for row in reversed(self.visible):
-            if row.on_path:
+        """The row marked current: the leaf, or its nearest ancestor the filter shows when it
+        hides the leaf (a trailing name or model change). A search does not move it: when the
+        search hides that row, no row is marked."""
+        for row in reversed(self.rows):
+            if row.on_path and self.passes(row, search=False) and not self._hidden_by_fold(row):
                 return row.entry_id
         return None
 

@@ -301,3 +301,26 @@ def test_export_writes_html_and_a_jsonl_copy_of_the_session(world):
     copied = entries(world["work"] / "copy.jsonl")
     assert [e.get("id") for e in copied[1:]] == [e.get("id") for e in entries(path)[1:]]
     assert copied[0]["id"] == entries(path)[0]["id"]
+
+
+def test_after_tree_navigation_the_redrawn_conversation_shows_the_tool_calls(world):
+    path = pi_written_session(world)
+    with LoopbackServer([Reply("ok")]) as server:
+        with pi(world, server, "--session", str(path)) as term:
+            term.wait_for("Answer 3: Thanks")
+            drawn = term.scrollback().count("echo fixture-output")
+            assert drawn >= 1  # the resumed history shows pi's bash call
+            term.send("/tree")
+            term.press("Enter")
+            term.wait_for("Session tree")
+            term.send("command printed")
+            term.wait_for(re.compile(r"›.*assistant: The command printed"), scrollback=False)
+            term.press("Enter")
+            term.wait_for("Summarize branch?")
+            term.press("Enter")  # no summary
+            term.wait_for("Navigated to the selected point", timeout=20)
+            redrawn = term.scrollback()
+            assert "echo fixture-output" in redrawn[redrawn.rindex("Please use bash") :]
+            assert redrawn.count("echo fixture-output") > drawn, redrawn[-3000:]
+            term.press("C-d")
+            assert term.wait_exit() == 0

@@ -103,3 +103,13 @@ def test_descriptions_name_tools_and_summaries():
         describe({"type": "branch_summary", "summary": "went\nelsewhere"})[1]
         == "[branch summary] went elsewhere"
     )
+
+
+def test_a_search_does_not_move_the_current_marker():
+    rows = TreeRows(session(), "a3")
+    rows.set_query("question")  # matches u1 and u3 on the path, not the leaf a3
+    assert shown(rows) == ["u1", "u2", "u3"]
+    assert rows.current_id == "a3"  # still the leaf, though the search hides it
+    assert rows.current_id not in shown(rows)
+    rows.set_query("")
+    assert rows.current_id == "a3" and "a3" in shown(rows)

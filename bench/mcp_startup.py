@@ -27,7 +27,11 @@ def main() -> int:
             try:
                 for harness in comparison.harnesses:
                     agent = harness.env["PI_CODING_AGENT_DIR"]
-                    entry = {"command": sys.executable, "args": ["-m", "mcp_server_time"], "exposure": exposure}
+                    entry = {
+                        "command": sys.executable,
+                        "args": ["-m", "mcp_server_time"],
+                        "exposure": exposure,
+                    }
                     Path(agent, "mcp.json").write_text(json.dumps({"mcpServers": {"time": entry}}))
                 case = Case(
                     label=f"-p, one stdio MCP server ({exposure})",

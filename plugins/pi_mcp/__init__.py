@@ -46,7 +46,15 @@ def register_cli_flags():
 
 @hookimpl
 def register_commands():
-    return [Command(name="mcp", handler=_slash_mcp, description="MCP servers: status, tools, restart")]
+    # Built in, as pi's /mcp: RPC get_commands lists no built-in command.
+    return [
+        Command(
+            name="mcp",
+            handler=_slash_mcp,
+            description="MCP servers: status, tools, restart",
+            source="builtin",
+        )
+    ]
 
 
 @hookimpl

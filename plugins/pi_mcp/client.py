@@ -102,12 +102,12 @@ class Connection:
 
                 stdio.PROCESS_TERMINATION_TIMEOUT = 0.0
             task.cancel()
-        try:
-            await asyncio.wait_for(asyncio.shield(task), 6)
-        except (TimeoutError, Exception):
+        done, _pending = await asyncio.wait({task}, timeout=6)
+        if not done:
             task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+            await asyncio.wait({task}, timeout=2)
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved: the state already says what happened
 
     async def stop_keep_state(self) -> None:
         """Stop, keeping what was found (``pi mcp list`` reports it afterwards)."""

@@ -33,21 +33,32 @@ def status_lines(manager: Any) -> list[str]:
     return lines or ["No MCP servers configured."]
 
 
+def _say(ctx: Any, text: str, level: str = "info") -> None:
+    if getattr(ctx, "has_ui", False):
+        ctx.ui.notify(text, level)
+    else:  # print / JSON runs: pi prints the status
+        import sys
+
+        (sys.stderr if level == "error" else sys.stdout).write(text + "\n")
+
+
 async def run(args: str, ctx: Any, manager: Any) -> None:
     words = (args or "").split()
     if words and words[0] in ("restart", "reconnect"):
         if manager is None:
-            ctx.ui.notify("No MCP servers to restart.", "warning")
+            _say(ctx, "No MCP servers to restart.", "warning")
             return
         name = words[1] if len(words) > 1 else None
         if name is not None and name not in manager.connections:
-            ctx.ui.notify(f'No MCP server named "{name}".', "error")
+            _say(ctx, f'No MCP server named "{name}".', "error")
             return
         restarted = await manager.restart(name)
         states = ", ".join(f"{n}: {manager.connections[n].state}" for n in restarted)
-        ctx.ui.notify(f"Restarted MCP {states}")
+        _say(ctx, f"Restarted MCP {states}")
         return
     if words and words[0] not in ("status", "list"):
-        ctx.ui.notify("Usage: /mcp [status | restart [server]]", "error")
+        _say(ctx, "Usage: /mcp [status | restart [server]]", "error")
         return
-    ctx.ui.notify("\n".join(status_lines(manager)))
+    if manager is not None and not getattr(ctx, "has_ui", False):
+        await manager.wait_all()  # a script asking for the status wants the outcome, not "connecting"
+    _say(ctx, "\n".join(status_lines(manager)))

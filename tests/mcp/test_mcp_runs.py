@@ -184,3 +184,32 @@ def test_streamable_http_server_round_trips(isolated_environment, http_server):
     done = prompt("echo", script)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ptth revo"
+
+
+def test_slash_mcp_shows_status_and_restart_brings_tools_back(isolated_environment):
+    write_config(isolated_environment["agent"] / "mcp.json", {"t": {**TEST_STDIO, "exposure": "direct"}})
+    status = prompt("/mcp", [])
+    assert status.returncode == 0, status.stderr
+    assert "t: connected, 3 tools (direct, global)" in status.stdout
+    assert "tools: echo, big, crash" in status.stdout
+    script = [
+        {"toolCalls": [{"name": "mcp__t__crash", "arguments": {}}]},
+        {"text": "crashed"},
+        {"toolCalls": [{"name": "mcp__t__echo", "arguments": {"text": "back"}}]},
+        {"text": "after restart: {{lastToolResult}}"},
+    ]
+    done = run_pi(
+        ["--mode", "json", "--model", "faux/faux-1", "--no-session", "crash it", "/mcp restart t", "echo"],
+        script,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Restarted MCP t: connected" in done.stdout
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    texts = [
+        block.get("text")
+        for e in events
+        if e["type"] == "message_end" and e["message"]["role"] == "assistant"
+        for block in e["message"]["content"]
+        if block.get("type") == "text"
+    ]
+    assert texts[-1] == "after restart: kcab"

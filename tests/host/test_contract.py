@@ -444,6 +444,7 @@ def test_every_declared_event_hook_fires(isolated_environment, tmp_path):
     work, agent = isolated_environment["work"], isolated_environment["agent"]
     # Only the interactive mode has `!command` input, /new and /fork: tests/interactive fires those.
     interactive_only = {"on_user_bash", "on_session_before_switch", "on_session_before_fork"}
+    interactive_only.add("on_mcp_servers_change")  # needs an MCP server: tests/mcp fires it
     declared = sorted(
         name for name in dir(hookspecs) if name.startswith("on_") and name not in interactive_only
     )

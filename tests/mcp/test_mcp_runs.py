@@ -35,7 +35,7 @@ def test_json_mode_lists_the_tools_with_pis_names_and_hooks_see_the_call(isolate
         "def on_tool_result(event, ctx):\n"
         "    if event['toolName'].startswith('mcp__'):\n"
         "        return {'content': [{'type': 'text', 'text': 'patched ' + event['toolName']}]}\n"
-        "@hookimpl(optionalhook=True)\n"
+        "@hookimpl\n"
         "def on_mcp_servers_change(event, ctx):\n"
         "    print('servers:', [(s['name'], s['state']) for s in event['servers']], flush=True)\n"
     )

@@ -9,6 +9,7 @@ from pi_host.plugins.hookspecs._marker import hookspec
 from pi_host.plugins.rules import IGNORED, BadReturn, Corrected, Rule, expect_dict, flag, returns
 
 __all__ = [
+    "on_mcp_servers_change",
     "on_project_trust",
     "on_resources_discover",
     "on_session_before_compact",
@@ -214,6 +215,13 @@ def on_session_before_tree(event: SessionBeforeTreeEvent, ctx: Any) -> TreeDecis
 @returns(IGNORED)
 def on_session_tree(event: dict[str, Any], ctx: Any) -> None:
     """``{newLeafId, oldLeafId, summaryEntry?, fromExtension?}`` after the leaf moved."""
+
+
+@hookspec
+@returns(IGNORED)
+def on_mcp_servers_change(event: dict[str, Any], ctx: Any) -> None:
+    """``{servers}`` (each server's name, status and tools) when an MCP server connects, fails,
+    goes away or restarts (the built-in ``mcp`` plugin)."""
 
 
 @hookspec

@@ -15,7 +15,9 @@ server and the environments):
 * ``stream``    in-process, no pi: the openai-completions adapter against a bare httpx-sse loop
                 over a 10,000-delta stream (``bench/providers_throughput.py``).
 
-Without pi 1.6.0 installed (``tests/sessions/pi_node.py``) only pi-host's figures are printed.
+pi 1.6.0 runs as its installed ``pi`` command does (``dist/bundle/cli.js``, from package.json
+``bin``). Without pi 1.6.0 installed (``tests/sessions/pi_node.py``) only pi-host's figures are
+printed.
 Exit status 1 when a ratio is over its target.
 """
 

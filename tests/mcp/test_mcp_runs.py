@@ -213,3 +213,21 @@ def test_slash_mcp_shows_status_and_restart_brings_tools_back(isolated_environme
         if block.get("type") == "text"
     ]
     assert texts[-1] == "after restart: kcab"
+
+
+def test_a_model_on_a_loopback_server_calls_the_tool_and_gets_its_result(isolated_environment):
+    from tests.interactive.loopback import LoopbackServer, Reply, ToolCall, write_models_json
+
+    write_config(isolated_environment["agent"] / "mcp.json", {"time": {**TIME, "exposure": "direct"}})
+    call = ToolCall("mcp__time__get_current_time", {"timezone": "Europe/Paris"})
+    with LoopbackServer([Reply("", tool_calls=[call]), Reply("it is late")]) as server:
+        write_models_json(isolated_environment["agent"], server.url)
+        done = run_pi(["-p", "what time is it", "--model", "loop/loop-1", "--no-session"])
+        assert done.returncode == 0, done.stderr
+        assert "it is late" in done.stdout
+        first, second = server.requests
+    declared = [tool["function"]["name"] for tool in first.get("tools", [])]
+    assert "mcp__time__get_current_time" in declared  # offered to the model with pi's name
+    [result] = [m for m in second["messages"] if m["role"] == "tool"]
+    text = result["content"] if isinstance(result["content"], str) else json.dumps(result["content"])
+    assert "Europe/Paris" in text and "datetime" in text  # the server's answer went back to the model

@@ -74,9 +74,7 @@ def build_app(result: Any, plugin_flags: list[CliFlag]) -> typer.Typer:
         no_approve: bool = typer.Option(False, "--no-approve", "-na", help="Do not trust this project."),
         strict_plugins: bool = typer.Option(False, "--strict-plugins", help="A failing plugin is fatal."),
         offline: bool = typer.Option(False, "--offline", help="No network beyond configured providers."),
-        no_mcp: bool = typer.Option(
-            False, "--no-mcp", help="Do not connect MCP servers in this run."
-        ),
+        no_mcp: bool = typer.Option(False, "--no-mcp", help="Do not connect MCP servers in this run."),
         version: bool = typer.Option(False, "--version", "-v", help="Show the version number."),
         verbose: bool = typer.Option(False, "--verbose", help="More diagnostics on stderr."),
     ) -> None:

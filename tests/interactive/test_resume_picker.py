@@ -266,6 +266,10 @@ def test_pi_r_resumes_the_chosen_session(world, sessions):
             term.wait_for("› fix the login bug", scrollback=False)
             term.press("Enter")
             term.wait_for("the token had expired")
+            # The picker's own application has handed over to the main one (its footer shows the
+            # resumed session's tokens): from now on typing reaches the editor.
+            term.wait_for("Session resumed")
+            term.wait_for("↑10 ↓5", scrollback=False)
             term.send("thanks")
             term.press("Enter")
             term.wait_for("answer after pi -r")

@@ -53,6 +53,8 @@ class Installed:
     venv: Path
     env: dict[str, str]
     package: str
+    output: str = ""
+    """What ``pi install`` printed."""
 
     @property
     def pi(self) -> Path:
@@ -78,7 +80,7 @@ def install_example(tmp_path_factory, package: str) -> Installed:
         os.makedirs(directory)
     venv = make_venv(base / "venv")
     out = pi_install_example(package, venv, **env)
-    installed = Installed(venv, env, package)
+    installed = Installed(venv, env, package, out.stdout)
     version = re.search(r'^version = "([^"]+)"', (EXAMPLES / package / "pyproject.toml").read_text(), re.M)
     assert version is not None
     assert out.stdout.splitlines()[0].startswith(f"Installed {package} {version.group(1)} (provides: ")

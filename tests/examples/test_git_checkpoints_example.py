@@ -20,8 +20,8 @@ import pytest
 
 import pi_host
 from pi_host.plugins.loading import load_file_plugin
-from tests.example_install import make_venv, pi_install_example, venv_pi
-from tests.examples.example_run import example_module, pi
+from tests.example_install import venv_pi
+from tests.examples.example_run import example_module, install_example, pi
 from tests.interactive.loopback import LoopbackServer, Reply, write_models_json
 from tests.interactive.terminal import Terminal, tmux_available
 from tests.interactive.test_e2e import PROMPT_READY, world  # noqa: F401
@@ -220,19 +220,9 @@ def test_outside_a_git_repository_it_does_nothing_and_says_so_once(isolated_envi
 def installed(tmp_path_factory):
     """A throw-away environment with pi-git-checkpoints installed by its own ``pi install``
     (its home and agent dir are temporary too: the manifest is written there)."""
-    base = tmp_path_factory.mktemp("checkpoints-install")
-    env = {
-        "HOME": str(base / "home"),
-        "PI_CODING_AGENT_DIR": str(base / "agent"),
-        "PI_HOST_CACHE_DIR": str(base / "cache"),
-        "XDG_CACHE_HOME": str(base / "xdg-cache"),
-    }
-    for directory in env.values():
-        os.makedirs(directory)
-    venv = make_venv(base / "venv")
-    out = pi_install_example("pi-git-checkpoints", venv, **env)
-    assert out.stdout.splitlines() == ["Installed pi-git-checkpoints 0.1.0 (provides: git-checkpoints)"]
-    return venv, env
+    done = install_example(tmp_path_factory, "pi-git-checkpoints")
+    assert done.output.splitlines() == ["Installed pi-git-checkpoints 0.1.0 (provides: git-checkpoints)"]
+    return done.venv, done.env
 
 
 def test_installed_by_pi_install_rewinds_in_print_mode(installed, repo):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
 
 import pi_provider_faux as faux
@@ -20,8 +19,8 @@ import pytest
 
 import pi_host
 from pi_host.plugins.loading import load_file_plugin
-from tests.example_install import make_venv, pi_install_example, venv_pi
-from tests.examples.example_run import example_module
+from tests.example_install import venv_pi
+from tests.examples.example_run import example_module, install_example
 from tests.interactive.loopback import LoopbackServer, Reply, write_models_json
 from tests.interactive.terminal import Terminal, tmux_available
 from tests.interactive.test_e2e import PROMPT_READY, entries, session_files, world  # noqa: F401
@@ -145,19 +144,9 @@ async def test_aborting_the_parent_aborts_the_sub_agent():
 def installed(tmp_path_factory):
     """A throw-away environment with pi-subagent installed by its own ``pi install`` (its home and
     agent dir are temporary too: the manifest is written there)."""
-    base = tmp_path_factory.mktemp("subagent-install")
-    env = {
-        "HOME": str(base / "home"),
-        "PI_CODING_AGENT_DIR": str(base / "agent"),
-        "PI_HOST_CACHE_DIR": str(base / "cache"),
-        "XDG_CACHE_HOME": str(base / "xdg-cache"),
-    }
-    for directory in env.values():
-        os.makedirs(directory)
-    venv = make_venv(base / "venv")
-    out = pi_install_example("pi-subagent", venv, **env)
-    assert out.stdout.splitlines() == ["Installed pi-subagent 0.1.0 (provides: subagent)"]
-    return venv, env
+    done = install_example(tmp_path_factory, "pi-subagent")
+    assert done.output.splitlines() == ["Installed pi-subagent 0.1.0 (provides: subagent)"]
+    return done.venv, done.env
 
 
 def messages_by_role(path) -> dict[str, list[str]]:

@@ -66,6 +66,22 @@ set -g automatic-rename off
 """
 
 
+def pi_env(home: os.PathLike[str] | str, agent: os.PathLike[str] | str, **extra: str) -> dict[str, str]:
+    """The environment a terminal test runs ``pi`` in: a temporary home and agent dir, a
+    256-colour UTF-8 terminal, no telemetry, this checkout on ``PYTHONPATH``."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "PI_CODING_AGENT_DIR": str(agent),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "PI_TELEMETRY": "0",
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+    }
+    env.update(extra)
+    return env
+
+
 def tmux_available() -> bool:
     """True when a usable tmux (3.2 or newer: control-mode flags, extended keys) is installed."""
     try:

@@ -4,7 +4,6 @@ types and sees, and what reaches the model and the session file."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -13,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from .loopback import LoopbackServer, Reply, write_models_json
-from .terminal import Terminal, tmux_available
+from .terminal import Terminal, pi_env, tmux_available
 
 pytestmark = pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
 
@@ -28,16 +27,7 @@ def world(isolated_environment):
         isolated_environment["home"],
     )
     (agent / "settings.json").write_text(json.dumps({"compaction": {"enabled": False}}))
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "PI_CODING_AGENT_DIR": str(agent),
-        "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-        "PI_TELEMETRY": "0",
-        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
-    }
-    return {"agent": agent, "work": work, "env": env}
+    return {"agent": agent, "work": work, "env": pi_env(home, agent)}
 
 
 def pi(world, server, *args, width=100, height=30) -> Terminal:

@@ -6,7 +6,6 @@ and a session written by pi 1.6.0. Query parsing and ages are checked without a 
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 import time
@@ -18,7 +17,7 @@ from pi_mode_interactive.session_picker import format_age, parse_query
 from pi_session_jsonl.paths import default_session_dir, session_file_name
 
 from .loopback import LoopbackServer, Reply, write_models_json
-from .terminal import Terminal, tmux_available
+from .terminal import Terminal, pi_env, tmux_available
 
 PROMPT_READY = "ctrl+d exit"
 PICKER = "Resume a session (this project)"
@@ -52,17 +51,7 @@ def test_ages_are_pis_short_ones():
 def world(isolated_environment):
     agent, work, home = (isolated_environment[k] for k in ("agent", "work", "home"))
     (agent / "settings.json").write_text(json.dumps({"compaction": {"enabled": False}}))
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "PI_CODING_AGENT_DIR": str(agent),
-        "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-        "PI_TELEMETRY": "0",
-        "PI_OFFLINE": "1",
-        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
-    }
-    return {"agent": agent, "work": work, "env": env}
+    return {"agent": agent, "work": work, "env": pi_env(home, agent, PI_OFFLINE="1")}
 
 
 def start(world, server, *args, ready=PROMPT_READY) -> Terminal:

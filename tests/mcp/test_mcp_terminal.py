@@ -4,44 +4,29 @@ tools, and ``/mcp restart`` bringing a crashed server's tools back."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
 import time
 
 import pytest
 
-from tests.interactive.loopback import LoopbackServer, Reply, ToolCall, write_models_json
-from tests.interactive.terminal import Terminal, tmux_available
+from tests.interactive.loopback import LoopbackServer, Reply, ToolCall
+from tests.interactive.terminal import tmux_available
+from tests.interactive.test_e2e import pi, world  # noqa: F401 (a fixture)
 from tests.mcp.helpers import TEST_STDIO, write_config
 
 pytestmark = pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
 
 
-def test_slash_mcp_shows_the_servers_and_restart_brings_the_tools_back(isolated_environment):
-    agent, work, home = (isolated_environment[k] for k in ("agent", "work", "home"))
-    (agent / "settings.json").write_text(json.dumps({"compaction": {"enabled": False}}))
-    write_config(agent / "mcp.json", {"t": {**TEST_STDIO, "exposure": "direct"}})
+def test_slash_mcp_shows_the_servers_and_restart_brings_the_tools_back(world):  # noqa: F811 (the fixture)
+    write_config(world["agent"] / "mcp.json", {"t": {**TEST_STDIO, "exposure": "direct"}})
     replies = [
         Reply("", tool_calls=[ToolCall("mcp__t__crash", {})]),
         Reply("it crashed"),
         Reply("", tool_calls=[ToolCall("mcp__t__echo", {"text": "back"})]),
         Reply("echoed"),
     ]
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "PI_CODING_AGENT_DIR": str(agent),
-        "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-        "PI_TELEMETRY": "0",
-        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
-    }
     with LoopbackServer(replies) as server:
-        write_models_json(agent, server.url)
-        argv = [sys.executable, "-m", "pi_host", "--model", "loop/loop-1"]
-        with Terminal(argv, env=env, cwd=work, width=110, height=40) as term:
-            term.wait_for("ctrl+d exit", timeout=20)
+        with pi(world, server, width=110, height=40) as term:
             deadline = time.monotonic() + 30
             while True:  # servers connect in the background: ask again until this one is up
                 term.send("/mcp")

@@ -59,24 +59,14 @@ def harness_cases(only: set[str], scratch: str, work: str) -> list[Case]:
     cases = []
     if "version" in only:
         cases.append(Case("--version", lambda f: ["--version"], 0.2))
-    if "openai" in only:
-        cases.append(
-            Case(
-                "-p hi, openai-completions, 2,000 words",
-                lambda f: [*model_args(OPENAI), "--no-session", "-p", "hi"],
-                0.6,
-                check=lambda out: TAIL in out,
-            )
-        )
-    if "anthropic" in only:
-        cases.append(
-            Case(
-                "-p hi, anthropic-messages, 2,000 words",
-                lambda f: [*model_args(ANTHROPIC), "--no-session", "-p", "hi"],
-                0.6,
-                check=lambda out: TAIL in out,
-            )
-        )
+    for name, model, api in (
+        ("openai", OPENAI, "openai-completions"),
+        ("anthropic", ANTHROPIC, "anthropic-messages"),
+    ):
+        if name in only:
+            args = [*model_args(model), "--no-session", "-p", "hi"]
+            label = f"-p hi, {api}, 2,000 words"
+            cases.append(Case(label, lambda f, args=args: args, 0.6, check=lambda out: TAIL in out))
     if "resume" in only:
         source = os.path.join(scratch, "big.jsonl")
         generate(source, 20_000, 50, work)

@@ -33,9 +33,7 @@ class Stubs:
     def fill(self, entry: Entry) -> bool:
         """Make ``entry`` whole (a no-op for one that is not a stub); False when its line does not
         decode to the same entry (the stub then stays as it is)."""
-        if not self._lines:
-            return id(entry) not in self._broken
-        found = self._lines.pop(id(entry), None)
+        found = self._lines.pop(id(entry), None) if self._lines else None
         if found is None:
             return id(entry) not in self._broken
         full = self._parse(found[1])

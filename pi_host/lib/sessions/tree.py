@@ -258,9 +258,13 @@ class SessionTree:
 
     def get(self, entry_id: str) -> Entry | None:
         entry = self._by_id.get(entry_id)
-        if entry is not None and self._stubs is not None:
-            self._stubs.fill(entry)
+        if entry is not None:
+            self._fill(entry)
         return entry
+
+    def _fill(self, entry: Entry) -> None:
+        if self._stubs is not None:
+            self._stubs.fill(entry)
 
     def _filled(self, entries: list[Entry]) -> list[Entry]:
         if self._stubs is not None:
@@ -411,8 +415,7 @@ class SessionTree:
         path = self._raw_path()
         answered: set[str] = set()
         for entry in reversed(path):
-            if self._stubs is not None:
-                self._stubs.fill(entry)
+            self._fill(entry)
             if entry["type"] != "message":
                 if entry["type"] in ("custom_message", "branch_summary", "compaction"):
                     return []

@@ -11,7 +11,7 @@ from pi_host.lib.llm.builder import EventBatch, MessageBuilder, guard
 from pi_host.lib.llm.http import open_sse, run_request_hooks, stream_event_hook
 from pi_provider_openai import compat as compat_flags
 from pi_provider_openai.completions_request import build_body
-from pi_provider_openai.completions_stream import CompletionsParser
+from pi_provider_openai.completions_stream import DONE, CompletionsParser
 from pi_provider_openai.shared import (
     auth_headers,
     endpoint,
@@ -23,7 +23,6 @@ from pi_provider_openai.shared import (
 )
 
 API = "openai-completions"
-DONE = b"[DONE]"
 second = itemgetter(1)
 
 

@@ -22,6 +22,8 @@ from pi_host.lib.llm.usage import apply_reported_cost, is_openrouter
 from pi_host.protocol import Cost, Usage
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+DONE = b"[DONE]"
+"""The data of the event that ends the stream."""
 
 _STOP = {
     "stop": "stop",
@@ -67,16 +69,19 @@ def usage_from(raw: dict[str, Any]) -> Usage:
     )
 
 
-def _tool_arguments(delta: dict[str, Any]) -> Any:
-    """The arguments piece of a delta that continues one tool call (no id, no name), else None."""
-    calls = delta.get("tool_calls")
+def _continued_call(calls: Any) -> tuple[Any, str] | None:
+    """``(index, arguments piece)`` of a ``tool_calls`` delta that only continues one call's
+    arguments (no id, no name), else None."""
     if not calls or len(calls) != 1 or not isinstance(calls[0], dict):
         return None
     call = calls[0]
     function = call.get("function")
     if not isinstance(function, dict) or call.get("id") or function.get("name"):
         return None
-    return function.get("arguments")
+    arguments = function.get("arguments")
+    if not arguments or arguments.__class__ is not str:
+        return None
+    return call.get("index"), arguments
 
 
 def map_finish_reason(reason: str | None) -> tuple[str, str | None]:
@@ -145,7 +150,7 @@ class CompletionsParser:
                         return (self.builder.text_delta(self._text_key, piece),)
                     if self.builder.is_open(self._last_tool):
                         return (self.builder.toolcall_delta(self._last_tool, piece),)
-        if data == b"[DONE]" or self.done:
+        if data == DONE or self.done:
             self.done = True  # the end of the stream: whatever follows it is ignored
             self._template = None
             return ()
@@ -155,7 +160,11 @@ class CompletionsParser:
         if self._learning and kind == self._kind and kind in _VALUE_KEYS and len(events) == 1:
             delta = self._pure_delta(chunk)
             if delta is not None:
-                value = delta.get("content") if kind == "text" else _tool_arguments(delta)
+                if kind == "text":
+                    value = delta.get("content")
+                else:
+                    continued = _continued_call(delta.get("tool_calls"))
+                    value = continued[1] if continued else None
                 if value and value.__class__ is str:
                     self._learn(data, value, _VALUE_KEYS[kind])
         return events
@@ -205,16 +214,10 @@ class CompletionsParser:
     def _tool_fast(self, calls: Any) -> Any:
         """The ``toolcall_delta`` for a chunk that only continues the open call's arguments (no id,
         no name, same index), or None to take the general path."""
-        if not calls or len(calls) != 1:
+        continued = _continued_call(calls)
+        if continued is None:
             return None
-        call = calls[0]
-        function = call.get("function")
-        if not function or call.get("id") or function.get("name"):
-            return None
-        arguments = function.get("arguments")
-        if not arguments or arguments.__class__ is not str:
-            return None
-        index = call.get("index")
+        index, arguments = continued
         key = self._tool_keys.get(index) if index is not None else self._last_tool
         if key is None or key != self._last_tool or not self.builder.is_open(key):
             return None

@@ -137,7 +137,8 @@ def read_fd(fd: int, path: str, stubs: bool = False) -> LoadedFile:
 
 def _stub(line: bytes) -> dict[str, Any] | None:
     found = _STUB_PREFIX.match(line)
-    if found is None or not line.rstrip().endswith(b"}"):
+    # rstrip() would copy the whole (long) line: only a line with trailing blanks pays for that
+    if found is None or not (line.endswith(b"}") or line.rstrip().endswith(b"}")):
         return None
     try:
         entry_id, parent, timestamp, role = (g.decode() if g is not None else None for g in found.groups())
@@ -160,7 +161,7 @@ def _read(fd: int, path: str, stubs: bool = False) -> LoadedFile:
 
     def take(line: bytes, line_no: int) -> None:
         nonlocal lazy
-        if not line.strip():
+        if not line or line.isspace():  # (strip() would copy the line)
             return
         if lazy is not None and len(line) >= STUB_MIN_BYTES and loaded.header is not None:
             stub = _stub(line)

@@ -68,7 +68,8 @@ class Connection:
         self.cwd = cwd
         self.on_change = on_change
         self.state = "disabled" if not config.enabled else "idle"
-        """``idle``, ``connecting``, ``connected``, ``failed``, ``disconnected``, ``disabled``."""
+        """``idle``, ``connecting``, ``connected``, ``failed``, ``disconnected``, ``disabled``, or
+        ``needs-auth`` (an OAuth server that wants a sign-in: shown as "needs sign-in")."""
         self.error: str | None = None
         self.tools: list[Any] = []
         self.instructions: str | None = None
@@ -79,6 +80,11 @@ class Connection:
         self._task: asyncio.Task[Any] | None = None
         self._notified = self.state
         self._stderr: Any = None
+        self.auth: Any = None
+        """An OAuth server's ``httpx2.Auth`` (pi_mcp.oauth), kept across reconnects."""
+        self._token_when_refused: str | None = None
+        self._keeping = False
+        self._stopping: asyncio.Future[None] | None = None
 
     # --- life -------------------------------------------------------------------------------
 
@@ -88,6 +94,8 @@ class Connection:
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self.state, self.error, self.tools = "connecting", None, []
+        if self.auth is not None:
+            self.auth.needs_sign_in = False
         self._task = asyncio.ensure_future(self._run())
 
     async def stop(self) -> None:
@@ -112,8 +120,14 @@ class Connection:
     async def stop_keep_state(self) -> None:
         """Stop, keeping what was found (``pi mcp list`` reports it afterwards)."""
         state, error, tools = self.state, self.error, self.tools
-        await self.stop()
+        self._keeping = True
+        try:
+            await self.stop()
+        finally:
+            self._keeping = False
         self.state, self.error, self.tools = state, error, tools
+        if self.state != self._notified:
+            self._changed()
 
     async def restart(self) -> None:
         await self.stop()
@@ -192,6 +206,8 @@ class Connection:
             self._session = None
             if isinstance(exc, asyncio.CancelledError) and stop.is_set():
                 pass
+            elif not stop.is_set() and self.auth is not None and self.auth.needs_sign_in:
+                self._refused()
             elif not stop.is_set():
                 self.state = "disconnected" if was_connected else "failed"
                 self.error = _describe(exc)
@@ -202,8 +218,26 @@ class Connection:
             if stop.is_set():
                 self.state = "idle" if self.config.enabled else "disabled"
             self._ready.set()
-            if self.state != self._notified:
+            if self.state != self._notified and not self._keeping:
                 self._changed()
+
+    # --- OAuth ------------------------------------------------------------------------------
+
+    def _refused(self) -> None:
+        """The server wants a sign-in (pi's ``needs-auth``): remember which token it refused."""
+        self.state, self.error, self.tools = "needs-auth", None, []
+        self._token_when_refused = self.auth.stored_token() if self.auth is not None else None
+
+    def credentials_changed(self) -> bool:
+        """Waiting for a sign-in, and other credentials were stored since (``pi mcp login``)."""
+        if self.state != "needs-auth" or self.auth is None:
+            return False
+        return self.auth.stored_token() != self._token_when_refused
+
+    def sign_in_hint(self, in_session: bool = False) -> str:
+        from pi_mcp.oauth import sign_in_hint
+
+        return sign_in_hint(self.config.name, in_session)
 
     def _changed(self) -> None:
         self._notified = self.state
@@ -221,7 +255,11 @@ class Connection:
             from mcp.shared._httpx_utils import create_mcp_http_client
 
             headers = {k: resolve_value(name, "header", k, v) for k, v in (raw.get("headers") or {}).items()}
-            async with create_mcp_http_client(headers=headers) as http:
+            if self.config.uses_oauth and self.auth is None:
+                from pi_mcp.oauth import connection_auth
+
+                self.auth = connection_auth(self.config)
+            async with create_mcp_http_client(headers=headers, auth=self.auth) as http:
                 async with streamable_http_client(raw["url"], http_client=http) as streams:
                     yield streams
             return
@@ -264,10 +302,22 @@ class Connection:
         if self.state == "connecting":
             await self.wait(self.config.timeout)
         session = self._session
+        if self.state == "needs-auth":
+            raise RuntimeError(self.sign_in_hint())
         if session is None or self.state != "connected":
             reason = f": {self.error}" if self.error else ""
             raise RuntimeError(f'MCP server "{self.config.name}" is not connected ({self.state}{reason})')
-        return await session.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout)
+        try:
+            return await session.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout)
+        except Exception:
+            if self.auth is None or not self.auth.needs_sign_in:
+                raise
+        # the stored credentials stopped working and could not be refreshed: sign in again
+        self._session = None
+        self._refused()
+        self._changed()
+        self._stopping = asyncio.ensure_future(self.stop_keep_state())
+        raise RuntimeError(self.sign_in_hint())
 
 
 def _describe(exc: BaseException) -> str:

@@ -64,6 +64,17 @@ class ServerConfig:
         return str(self.raw.get("description") or "")
 
     @property
+    def oauth(self) -> dict[str, Any]:
+        value = self.raw.get("oauth")
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def uses_oauth(self) -> bool:
+        """pi's rule: an HTTP server signs in with OAuth unless it sends its own ``Authorization``."""
+        headers = self.raw.get("headers") or {}
+        return self.kind == "http" and not any(str(k).lower() == "authorization" for k in headers)
+
+    @property
     def transport(self) -> str:
         if self.kind == "http":
             return str(self.raw["url"])
@@ -105,7 +116,8 @@ def validate(name: str, raw: Any) -> str | None:
             return f'server "{name}": url must be an http or https URL'
         if raw.get("headers") is not None and not _string_map(raw["headers"]):
             return f'server "{name}": headers must map names to strings'
-        return None
+        problem = _oauth_problem(raw.get("oauth"))
+        return f'server "{name}": {problem}' if problem else None
     if isinstance(command, str) and kind in (None, "stdio"):
         args, env, cwd = raw.get("args"), raw.get("env"), raw.get("cwd")
         if args is not None and not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
@@ -116,6 +128,84 @@ def validate(name: str, raw: Any) -> str | None:
             return f'server "{name}": cwd must be a string'
         return None
     return f'server "{name}" needs either "command" (stdio) or "url" (streamable HTTP)'
+
+
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+REGISTRATIONS = ("auto", "dcr", "cimd")
+
+
+def url_host(url: str) -> str | None:
+    """The host of ``url`` as a URL spells it (``[::1]`` with its brackets), lower case."""
+    match = re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]*)", url)
+    return match.group(1).lower() if match else None
+
+
+def url_port(url: str) -> int | None:
+    match = re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?(?:\[[^\]]*\]|[^:/?#]*):(\d+)", url)
+    return int(match.group(1)) if match else None
+
+
+def _loopback_http(url: str) -> bool:
+    """An ``http://`` URL on localhost, 127.0.0.1 or [::1] without query or fragment."""
+    return (
+        url.lower().startswith("http://") and url_host(url) in LOOPBACK_HOSTS and not re.search(r"[?#]", url)
+    )
+
+
+def _oauth_problem(oauth: Any) -> str | None:
+    """pi's checks of a server's ``oauth`` object (None: usable)."""
+    if oauth is None:
+        return None
+    if not isinstance(oauth, dict):
+        return "oauth must be an object"
+    for key in ("clientId", "clientSecret", "scope"):
+        if key in oauth and not isinstance(oauth[key], str):
+            return f"oauth.{key} must be a string"
+    port = oauth.get("callbackPort")
+    if "callbackPort" in oauth and (
+        isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535
+    ):
+        return "oauth.callbackPort must be a port number"
+    callback = oauth.get("callbackUrl")
+    if "callbackUrl" in oauth:
+        if not isinstance(callback, str) or not _loopback_http(callback):
+            return (
+                "oauth.callbackUrl must be an http URI on localhost, 127.0.0.1, or [::1] "
+                "without query or fragment"
+            )
+        if url_port(callback) is not None and port is not None and url_port(callback) != port:
+            return "oauth.callbackUrl and oauth.callbackPort name different ports"
+    name = oauth.get("clientName")
+    if "clientName" in oauth and (not isinstance(name, str) or not name.strip()):
+        return "oauth.clientName must be a non-empty string"
+    registration = oauth.get("clientRegistration")
+    if "clientRegistration" in oauth and registration not in REGISTRATIONS:
+        return 'oauth.clientRegistration must be "auto", "dcr", or "cimd"'
+    if registration == "cimd":
+        if "clientId" in oauth or "clientName" in oauth:
+            return (
+                'oauth.clientRegistration "cimd" cannot be combined with oauth.clientId or oauth.clientName'
+            )
+        if isinstance(callback, str) and (
+            url_host(callback) == "[::1]" or _url_path(callback) != "/callback"
+        ):
+            return (
+                'oauth.clientRegistration "cimd" requires oauth.callbackUrl on localhost or 127.0.0.1 '
+                "with path /callback"
+            )
+    metadata = oauth.get("authServerMetadataUrl")
+    if "authServerMetadataUrl" in oauth and not (
+        isinstance(metadata, str)
+        and re.match(r"^https?://[^/\s]+", metadata, re.IGNORECASE)
+        and (metadata.lower().startswith("https://") or url_host(metadata) in LOOPBACK_HOSTS)
+    ):
+        return "oauth.authServerMetadataUrl must be an https URL, or http on localhost, 127.0.0.1, or [::1]"
+    return None
+
+
+def _url_path(url: str) -> str:
+    rest = re.sub(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*", "", url)
+    return re.split(r"[?#]", rest, maxsplit=1)[0] or "/"
 
 
 def _base_problem(raw: dict[str, Any]) -> str | None:

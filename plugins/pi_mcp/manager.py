@@ -216,6 +216,7 @@ class McpManager:
         await asyncio.gather(*(c.wait(c.config.timeout) for c in self.connections.values()))
 
     async def wait_direct(self) -> None:
+        self.reconnect_signed_in()
         pending = [
             c.wait(DIRECT_WAIT_S)
             for c in self.connections.values()
@@ -223,6 +224,13 @@ class McpManager:
         ]
         if pending:
             await asyncio.gather(*pending)
+
+    def reconnect_signed_in(self) -> None:
+        """Servers waiting for a sign-in whose credentials were stored since (``pi mcp login``, in
+        another process too) connect again: a session uses new credentials on its next turn."""
+        for connection in self.connections.values():
+            if connection.credentials_changed():
+                connection.start()
 
     async def restart(self, name: str | None = None) -> list[str]:
         chosen = [c for n, c in self.connections.items() if name in (None, n)]
@@ -302,8 +310,12 @@ class McpManager:
             self._register(connection)
             self._reported.discard((name, "failed"))
             self._reported.discard((name, "disconnected"))
+            self._reported.discard((name, "needs-auth"))
         else:
             self._unregister(connection)
+        if state == "needs-auth" and (name, state) not in self._reported:
+            self._reported.add((name, state))
+            self.warn(connection.sign_in_hint(in_session=bool(getattr(self.ctx, "has_ui", False))))
         if state in ("failed", "disconnected") and (name, state) not in self._reported:
             self._reported.add((name, state))
             verb = "failed to start" if state == "failed" else "disconnected"

@@ -12,7 +12,7 @@ import weakref
 from typing import Any
 
 from pi_host import hookimpl
-from pi_host.plugins.registrations import CliFlag, Command, Subcommand
+from pi_host.plugins.registrations import CliFlag, Command, ContextSource, Subcommand
 
 _managers: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
@@ -55,6 +55,17 @@ def register_commands():
             source="builtin",
         )
     ]
+
+
+def _prompt_section(ctx: Any) -> dict[str, Any]:
+    manager = manager_of(ctx)
+    return manager.prompt_section() if manager is not None else {}
+
+
+@hookimpl
+def register_context_sources():
+    # the mcp_servers section: servers whose tools the model finds only through tool_search
+    return [ContextSource(name="mcp-servers", sections=_prompt_section)]
 
 
 @hookimpl

@@ -297,8 +297,8 @@ class Connection:
 
     # --- calls ------------------------------------------------------------------------------
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
-        """``tools/call``; waits for a connection in progress (up to the server's timeout)."""
+    async def _live_session(self) -> Any:
+        """The SDK session, after a connection in progress (up to the server's timeout)."""
         if self.state == "connecting":
             await self.wait(self.config.timeout)
         session = self._session
@@ -307,8 +307,27 @@ class Connection:
         if session is None or self.state != "connected":
             reason = f": {self.error}" if self.error else ""
             raise RuntimeError(f'MCP server "{self.config.name}" is not connected ({self.state}{reason})')
+        return session
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        """``tools/call``; waits for a connection in progress (up to the server's timeout)."""
+        return await self.request("call_tool", tool, arguments)
+
+    async def request(self, method: str, *args: Any) -> Any:
+        """One request of the SDK session: ``call_tool(name, arguments)``, ``read_resource(uri)``,
+        or ``list_resources`` / ``list_resource_templates`` with an optional cursor."""
+        session = await self._live_session()
         try:
-            return await session.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout)
+            if method == "call_tool":
+                return await session.call_tool(*args, read_timeout_seconds=self.config.timeout)
+            with anyio.fail_after(self.config.timeout):
+                if method == "read_resource":
+                    return await session.read_resource(*args)
+                if args and args[0]:
+                    from mcp_types import PaginatedRequestParams
+
+                    return await getattr(session, method)(params=PaginatedRequestParams(cursor=args[0]))
+                return await getattr(session, method)()
         except Exception:
             if self.auth is None or not self.auth.needs_sign_in:
                 raise

@@ -15,8 +15,10 @@ import tempfile
 from typing import Any
 
 from pi_host.loop.tools import Tool, ToolResult
+from pi_mcp import prompt_section
 from pi_mcp.client import Connection
 from pi_mcp.config import ServerConfig, tool_name
+from pi_mcp.resources import resource_tools
 
 MAX_TEXT_BYTES = 20480
 DIRECT_WAIT_S = 10.0
@@ -187,6 +189,7 @@ class McpManager:
         self._reported: set[tuple[str, str]] = set()
         self._said_codemode = False
         self._search = ToolSearch(self)
+        self._resource_tools = {tool.name: tool for tool in resource_tools(self)}
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # --- life -------------------------------------------------------------------------------
@@ -278,21 +281,57 @@ class McpManager:
             del self.tools[name]
             self._drop_tool(name)
 
-    def search(self, query: str, limit: int) -> list[McpTool]:
+    def resource_connections(self) -> list[Connection]:
+        """Connected, enabled, not hidden servers that offer resources."""
+        return [
+            c
+            for c in self.connections.values()
+            if c.state == "connected" and c.resources and c.config.enabled and c.config.exposure != "hidden"
+        ]
+
+    def _sync_resource_tools(self) -> None:
+        """The resource tools exist while a server offers resources; declared when one of those
+        servers is ``direct``, else deferred (the widest exposure among them, as pi)."""
+        servers = self.resource_connections()
+        direct = any(c.config.exposure == "direct" for c in servers)
+        for tool in self._resource_tools.values():
+            if not servers:
+                self._drop_tool(tool.name)
+                continue
+            tool.exposure = "direct" if direct else "deferred"
+            self._add_tool(tool, active=direct or tool.name in self.session.active_tools)
+
+    def prompt_section(self) -> dict[str, str | None]:
+        """The ``mcp_servers`` system-prompt section (None removes it): the enabled servers whose
+        tools are deferred, with their summaries."""
+        listed = [
+            prompt_section.ListedServer(c.config.name, c.config.description or "", c.instructions or "")
+            for c in self.connections.values()
+            if c.config.enabled and {"deferred", "codemode"} & self._exposures(c.config)
+        ]
+        return prompt_section.section(listed)
+
+    def search(self, query: str, limit: int) -> list[Tool]:
         words = [w for w in re.split(r"[^a-z0-9]+", query.lower()) if w]
         scored = []
-        for tool in self.tools.values():
-            if tool.exposure != "deferred" or tool.name not in self.session.all_tools:
+        for tool in [*self.tools.values(), *self._resource_tools.values()]:
+            if getattr(tool, "exposure", None) != "deferred" or tool.name not in self.session.all_tools:
                 continue
+            connection = getattr(tool, "connection", None)
             haystack = " ".join(
-                [tool.name, tool.server_tool, tool.description, tool.connection.config.description]
+                [
+                    tool.name,
+                    getattr(tool, "server_tool", ""),
+                    tool.description,
+                    connection.config.description if connection is not None else "",
+                ]
             ).lower()
             score = sum(haystack.count(w) + (3 if w in tool.name.lower() else 0) for w in words)
             if score or not words:
                 scored.append((-score, tool.name, tool))
         return [t for _s, _n, t in sorted(scored)[: max(1, limit)]]
 
-    def load(self, tools: list[McpTool], running: dict[str, Any] | None) -> None:
+    def load(self, tools: list[Tool], running: dict[str, Any] | None) -> None:
         for tool in tools:
             self.session.active_tools[tool.name] = tool
             if running is not None:
@@ -313,6 +352,7 @@ class McpManager:
             self._reported.discard((name, "needs-auth"))
         else:
             self._unregister(connection)
+        self._sync_resource_tools()
         if state == "needs-auth" and (name, state) not in self._reported:
             self._reported.add((name, state))
             self.warn(connection.sign_in_hint(in_session=bool(getattr(self.ctx, "has_ui", False))))

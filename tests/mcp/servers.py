@@ -1,5 +1,6 @@
 """MCP servers built with the SDK for the tests: ``python servers.py stdio`` (tools ``echo``,
-``big`` and ``crash``) or ``python servers.py http <port-file>`` (streamable HTTP on 127.0.0.1)."""
+``big`` and ``crash``; resources ``docs://readme`` (text), ``docs://logo.png`` (image),
+``docs://data.bin`` (binary), an MCP Apps ``ui://`` page and the template ``notes://{name}``) or ``python servers.py http <port-file>`` (streamable HTTP on 127.0.0.1)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,37 @@ def big(size: int) -> str:
 def crash() -> str:
     """Stop the server process at once."""
     os._exit(3)
+
+
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360f8cfc000000301010018dd8db40000000049454e44ae426082"
+)
+
+
+@server.resource("docs://readme", name="readme", description="The project readme", mime_type="text/plain")
+def readme() -> str:
+    return "Read me: the answer is 42."
+
+
+@server.resource("docs://logo.png", name="logo", mime_type="image/png")
+def logo() -> bytes:
+    return PNG
+
+
+@server.resource("docs://data.bin", name="data", mime_type="application/octet-stream")
+def data() -> bytes:
+    return bytes(range(16))
+
+
+@server.resource("ui://app/main", name="app", mime_type="text/html;profile=mcp-app")
+def app() -> str:
+    return "<html></html>"
+
+
+@server.resource("notes://{name}", name="note", description="A note by name")
+def note(name: str) -> str:
+    return f"note {name}"
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import os
 import tempfile
 from collections.abc import Callable
@@ -23,6 +24,30 @@ STOP_GRACE_S = 1.0
 """How long a stopping stdio server has after its stdin closes before SIGTERM (then SIGKILL)."""
 
 _sdk: asyncio.Future[None] | None = None
+_adoptable: contextvars.ContextVar[Any] = contextvars.ContextVar("pi_mcp_adoptable", default=None)
+"""A server process started before the SDK finished importing, for ``stdio_client`` to take."""
+
+
+def _let_stdio_client_adopt(stdio: Any) -> bool:
+    """Make the SDK's ``stdio_client`` take a process started early (:meth:`Connection._spawn`)
+    instead of spawning one itself. The SDK spawns through ``_create_platform_compatible_process``;
+    when a later SDK has no such function, early processes are stopped and the SDK spawns."""
+    spawn = getattr(stdio, "_create_platform_compatible_process", None)
+    if spawn is None:
+        return False
+    if getattr(spawn, "_pi_adopts", False):
+        return True
+
+    async def adopt_or_spawn(*args: Any, **kwargs: Any) -> Any:
+        process = _adoptable.get()
+        if process is not None:
+            _adoptable.set(None)
+            return process
+        return await spawn(*args, **kwargs)
+
+    adopt_or_spawn._pi_adopts = True  # type: ignore[attr-defined]
+    stdio._create_platform_compatible_process = adopt_or_spawn
+    return True
 
 
 def _import_sdk() -> None:
@@ -153,11 +178,25 @@ class Connection:
         return []
 
     async def _run(self) -> None:
-        await load_sdk()
+        # A stdio server starts while the SDK imports (about a second each, on two cores), so a
+        # prompt that waits for it waits for the slower of the two, not for both in turn.
+        _adoptable.set(None)  # (a task started from another connection's task inherits its value)
+        early = asyncio.ensure_future(self._spawn()) if self._spawns_early() else None
+        try:
+            await load_sdk()
+        except BaseException:
+            await _discard(early)
+            raise
         import mcp.client.stdio as stdio
         from mcp.client.session import ClientSession
 
         stdio.PROCESS_TERMINATION_TIMEOUT = STOP_GRACE_S
+        if early is not None:
+            process = await _settled(early)
+            if process is not None and _let_stdio_client_adopt(stdio):
+                _adoptable.set(process)
+            elif process is not None:
+                await _discard(early)
 
         assert self._stop is not None
         stop = self._stop
@@ -214,6 +253,10 @@ class Connection:
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
         finally:
+            leftover = _adoptable.get()
+            if leftover is not None:  # the transport never took it (it failed first)
+                _adoptable.set(None)
+                _kill(leftover)
             self._session = None
             if stop.is_set():
                 self.state = "idle" if self.config.enabled else "disabled"
@@ -265,19 +308,38 @@ class Connection:
             return
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
+        command, args, env, cwd = self._launch()
+        params = StdioServerParameters(command=command, args=args, env=env, cwd=cwd)
+        if _adoptable.get() is None:
+            self._stderr = tempfile.TemporaryFile(prefix="pi-mcp-stderr-")
+        async with stdio_client(params, errlog=self._stderr) as streams:
+            yield streams
+
+    def _launch(self) -> tuple[str, list[str], dict[str, str], str]:
+        """Command, arguments, environment and directory of a stdio server. The environment is
+        the whole process environment (minus exported shell functions) with the server's ``env``
+        over it, a superset of what the SDK inherits, so its merge leaves it as it is."""
+        raw, name = self.config.raw, self.config.name
         env = {k: v for k, v in os.environ.items() if not k.startswith("()")}
         env.update({k: resolve_value(name, "env", k, v) for k, v in (raw.get("env") or {}).items()})
         cwd = raw.get("cwd")
         cwd = os.path.join(self.cwd, expand_home(cwd)) if isinstance(cwd, str) else self.cwd
-        params = StdioServerParameters(
-            command=expand_home(raw["command"]),
-            args=[expand_home(a) for a in raw.get("args") or []],
-            env=env,
-            cwd=cwd,
-        )
-        self._stderr = tempfile.TemporaryFile(prefix="pi-mcp-stderr-")
-        async with stdio_client(params, errlog=self._stderr) as streams:
-            yield streams
+        return expand_home(raw["command"]), [expand_home(a) for a in raw.get("args") or []], env, cwd
+
+    def _spawns_early(self) -> bool:
+        return self.config.kind != "http" and os.name == "posix" and (_sdk is None or not _sdk.done())
+
+    async def _spawn(self) -> Any:
+        """Start the server process as the SDK would on POSIX (its own session, stderr to the
+        tail file); None when that fails, and the SDK then tries and reports it itself."""
+        try:
+            command, args, env, cwd = self._launch()
+            self._stderr = tempfile.TemporaryFile(prefix="pi-mcp-stderr-")
+            return await anyio.open_process(
+                [command, *args], env=env, stderr=self._stderr, cwd=cwd, start_new_session=True
+            )
+        except (OSError, ValueError, RuntimeError):
+            return None
 
     async def _list_tools(self, session: Any) -> list[Any]:
         tools: list[Any] = []
@@ -348,3 +410,28 @@ def _describe(exc: BaseException) -> str:
         return f"command not found: {exc.filename or exc}"
     text = str(exc) or type(exc).__name__
     return " ".join(text.split())
+
+
+async def _settled(task: asyncio.Future[Any]) -> Any:
+    try:
+        return await task
+    except Exception:  # noqa: BLE001 - the SDK spawns again and reports the failure
+        return None
+
+
+def _kill(process: Any) -> None:
+    with contextlib.suppress(ProcessLookupError, OSError):
+        os.killpg(process.pid, 9)
+
+
+async def _discard(early: asyncio.Future[Any] | None) -> None:
+    """Stop a process started early that nobody will use."""
+    if early is None:
+        return
+    if not early.done():
+        early.cancel()
+    with contextlib.suppress(BaseException):
+        process = await early
+        if process is not None:
+            _kill(process)
+            await process.aclose()

@@ -231,3 +231,34 @@ def test_a_model_on_a_loopback_server_calls_the_tool_and_gets_its_result(isolate
     [result] = [m for m in second["messages"] if m["role"] == "tool"]
     text = result["content"] if isinstance(result["content"], str) else json.dumps(result["content"])
     assert "Europe/Paris" in text and "datetime" in text  # the server's answer went back to the model
+
+
+def test_mcp_server_git_lists_pi_named_tools_and_a_model_driven_call_round_trips(isolated_environment):
+    repo = isolated_environment["work"] / "repo"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (repo / "notes.txt").write_text("first\n")
+    subprocess.run([*git, "add", "notes.txt"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "first commit"], check=True)
+    (repo / "untracked.txt").write_text("new\n")
+    server = {"command": sys.executable, "args": ["-m", "mcp_server_git", "--repository", str(repo)]}
+    write_config(isolated_environment["agent"] / "mcp.json", {"git": {**server, "exposure": "direct"}})
+    listed = run_pi(["mcp", "list", "--json"])
+    assert listed.returncode == 0, listed.stderr
+    assert "git_status" in listed.stdout
+    script = [
+        {"toolCalls": [{"name": "mcp__git__git_status", "arguments": {"repo_path": str(repo)}}]},
+        {"toolCalls": [{"name": "mcp__git__git_log", "arguments": {"repo_path": str(repo)}}]},
+        {"text": "log: {{lastToolResult}}"},
+    ]
+    done = run_pi(["--mode", "json", "--model", "faux/faux-1", "--no-session", "what changed?"], script)
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    system = next(
+        e["message"] for e in events if e["type"] == "message_start" and e["message"]["role"] == "system"
+    )
+    declared = {t["name"] for t in system["toolsAdded"]}
+    assert {"mcp__git__git_status", "mcp__git__git_log", "mcp__git__git_diff_unstaged"} <= declared
+    results = [e["result"]["content"][0]["text"] for e in events if e["type"] == "tool_execution_end"]
+    assert "untracked.txt" in results[0] and "first commit" in results[1]

@@ -32,7 +32,7 @@ JSONDecodeError = orjson.JSONDecodeError
 
 CHUNK_SIZE = 4 * 1024 * 1024
 
-STUB_MIN_BYTES = 2048
+STUB_MIN_BYTES = 256
 """Message lines at least this long load as stubs (:mod:`pi_host.lib.sessions.stubs`) when they
 start the way pi and pi-host write them: decoding waits until the entry is used."""
 _STUB_PREFIX = re.compile(

@@ -140,17 +140,17 @@ def _stub(line: bytes) -> dict[str, Any] | None:
     # rstrip() would copy the whole (long) line: only a line with trailing blanks pays for that
     if found is None or not (line.endswith(b"}") or line.rstrip().endswith(b"}")):
         return None
-    try:
-        entry_id, parent, timestamp, role = (g.decode() if g is not None else None for g in found.groups())
+    entry_id, parent, timestamp, role = found.groups()
+    try:  # (one call each: this runs for nearly every line of a long session)
+        return {
+            "type": "message",
+            "id": entry_id.decode(),
+            "parentId": None if parent is None else parent.decode(),
+            "timestamp": timestamp.decode(),
+            "message": {"role": role.decode()},
+        }
     except UnicodeDecodeError:
         return None
-    return {
-        "type": "message",
-        "id": entry_id,
-        "parentId": parent,
-        "timestamp": timestamp,
-        "message": {"role": role},
-    }
 
 
 def _read(fd: int, path: str, stubs: bool = False) -> LoadedFile:

@@ -64,3 +64,15 @@ def test_a_run_that_ends_before_the_server_connects_leaves_no_process(isolated_e
             break
         time.sleep(0.05)
     assert len(pids) <= 1 and not any(_alive(pid) for pid in pids), pids
+
+
+async def test_the_sdk_imports_with_a_short_switch_interval_which_is_restored_after(monkeypatch):
+    import pi_mcp.client as client
+
+    seen: list[float] = []
+    monkeypatch.setattr(client, "_import_sdk", lambda: seen.append(sys.getswitchinterval()))
+    monkeypatch.setattr(client, "_sdk", None)
+    before = sys.getswitchinterval()
+    await client.load_sdk()
+    assert len(seen) == 1 and abs(seen[0] - client.IMPORT_SWITCH_INTERVAL_S) < 1e-6 < before - seen[0]
+    assert sys.getswitchinterval() == before

@@ -312,6 +312,12 @@ def expand_home(value: str) -> str:
     return os.path.expanduser(value) if value.startswith("~/") else value
 
 
+def namespace(server: str) -> str:
+    """``mcp__<server>`` with ``-`` as ``_``: a server's prefix in the system prompt's
+    ``mcp_servers`` section and in ``mcp-auth.json`` keys, as pi spells it."""
+    return f"mcp__{server.replace('-', '_')}"
+
+
 def tool_name(server: str, tool: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
     """``mcp__<server>__<tool>`` with every character but letters, digits and ``_`` made ``_``;
     too long or already taken: shortened with a hash of the pair, as pi names it."""

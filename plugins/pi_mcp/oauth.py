@@ -38,7 +38,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from pi_host.config import paths
 from pi_host.config.json_files import file_lock, read_json_object, write_json_atomic
-from pi_mcp.config import ServerConfig, resolve_value, url_host, url_port
+from pi_mcp.config import ServerConfig, namespace, resolve_value, url_host, url_port
 
 AUTH_FILE = "mcp-auth.json"
 CALLBACK_PATH = "/callback"
@@ -66,10 +66,6 @@ class SignInCancelled(SignInError):
 
 def auth_file(agent_dir: str | None = None) -> str:
     return os.path.join(agent_dir or paths.agent_dir(), AUTH_FILE)
-
-
-def namespace(server: str) -> str:
-    return f"mcp__{server.replace('-', '_')}"
 
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}

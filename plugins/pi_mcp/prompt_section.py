@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pi_host.protocol.transcript import wrap_section
+from pi_mcp.config import namespace
 
 NAME = "mcp_servers"
 MAX_CHARS = 4096
@@ -29,11 +30,6 @@ class ListedServer:
     name: str
     description: str = ""
     instructions: str = ""
-
-
-def namespace(server: str) -> str:
-    """``mcp__<server>`` with ``-`` as ``_``, the prefix its tool names share."""
-    return "mcp__" + server.replace("-", "_")
 
 
 def summary(description: str, instructions: str) -> str:

@@ -22,9 +22,9 @@ from pi_mcp.config import ServerConfig, expand_home, resolve_value
 
 STDERR_TAIL = 20
 STOP_GRACE_S = 1.0
+"""How long a stopping stdio server has after its stdin closes before SIGTERM (then SIGKILL)."""
 IMPORT_SWITCH_INTERVAL_S = 0.0001
 """The interpreter's thread switch interval while the SDK imports in its thread (default 5 ms)."""
-"""How long a stopping stdio server has after its stdin closes before SIGTERM (then SIGKILL)."""
 
 _sdk: asyncio.Future[None] | None = None
 _adoptable: contextvars.ContextVar[Any] = contextvars.ContextVar("pi_mcp_adoptable", default=None)
@@ -202,7 +202,11 @@ class Connection:
 
         stdio.PROCESS_TERMINATION_TIMEOUT = STOP_GRACE_S
         if early is not None:
-            process = await _settled(early)
+            try:
+                process = await _settled(early)
+            except BaseException:  # stopped while the process was still starting
+                await _discard(early)
+                raise
             if process is not None and _let_stdio_client_adopt(stdio):
                 _adoptable.set(process)
             elif process is not None:

@@ -120,6 +120,7 @@ class Connection:
         self._token_when_refused: str | None = None
         self._keeping = False
         self._stopping: asyncio.Future[None] | None = None
+        self._relists: set[asyncio.Task[None]] = set()
 
     # --- life -------------------------------------------------------------------------------
 
@@ -233,7 +234,10 @@ class Connection:
                 async with anyio.create_task_group() as group:
                     group.start_soon(relay)
                     async with ClientSession(
-                        relay_receive, write, read_timeout_seconds=self.config.timeout
+                        relay_receive,
+                        write,
+                        read_timeout_seconds=self.config.timeout,
+                        message_handler=self._on_message,
                     ) as session:
                         with anyio.fail_after(self.config.timeout):
                             result = await session.initialize()
@@ -277,6 +281,27 @@ class Connection:
             self._ready.set()
             if self.state != self._notified and not self._keeping:
                 self._changed()
+
+    async def _on_message(self, message: Any) -> None:
+        """Server notifications. A changed tool list is listed again, in a task of its own (the
+        SDK delivers notifications inline, so this must not wait for a request)."""
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            task = asyncio.ensure_future(self._relist())
+            self._relists.add(task)
+            task.add_done_callback(self._relists.discard)
+
+    async def _relist(self) -> None:
+        """New tools are added and withdrawn ones dropped (the manager re-registers them)."""
+        session = self._session
+        if session is None or self.state != "connected":
+            return
+        try:
+            tools = await self._list_tools(session)
+        except Exception:  # noqa: BLE001 - a server that died is reported by the connection's task
+            return
+        if self._session is session and self.state == "connected":
+            self.tools = tools
+            self._changed()
 
     # --- OAuth ------------------------------------------------------------------------------
 
@@ -386,8 +411,13 @@ class Connection:
         return session
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
-        """``tools/call``; waits for a connection in progress (up to the server's timeout)."""
-        return await self.request("call_tool", tool, arguments)
+        """``tools/call``; waits for a connection in progress (up to the server's timeout). A
+        call during which the server announced a changed tool list returns once the new list is
+        known (the announcement arrives before the result), so the next model call sees it."""
+        result = await self.request("call_tool", tool, arguments)
+        if self._relists:
+            await asyncio.wait(set(self._relists), timeout=self.config.timeout)
+        return result
 
     async def request(self, method: str, *args: Any) -> Any:
         """One request of the SDK session: ``call_tool(name, arguments)``, ``read_resource(uri)``,

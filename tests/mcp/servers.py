@@ -1,6 +1,9 @@
-"""MCP servers built with the SDK for the tests: ``python servers.py stdio`` (tools ``echo``,
-``big`` and ``crash``; resources ``docs://readme`` (text), ``docs://logo.png`` (image),
-``docs://data.bin`` (binary), an MCP Apps ``ui://`` page and the template ``notes://{name}``) or ``python servers.py http <port-file>`` (streamable HTTP on 127.0.0.1)."""
+"""MCP servers built with the SDK for the tests: ``python servers.py stdio`` or ``python
+servers.py http <port-file>`` (streamable HTTP on 127.0.0.1).
+
+Tools ``echo``, ``big``, ``grow`` (adds ``fresh``, withdraws ``big``, announces the changed list)
+and ``crash``; resources ``docs://readme`` (text), ``docs://logo.png`` (image), ``docs://data.bin``
+(binary), an MCP Apps ``ui://`` page and the template ``notes://{name}``."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ import os
 import socket
 import sys
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 server = MCPServer("pi-host-test", instructions="Test tools for pi-host")
 
@@ -23,6 +26,20 @@ def echo(text: str) -> str:
 def big(size: int) -> str:
     """Return a long text of about size bytes."""
     return "".join(f"line {i:06d}\n" for i in range(size // 12 + 1))
+
+
+def fresh(text: str) -> str:
+    """A tool that exists only after grow (a changed tool list)."""
+    return f"fresh: {text}"
+
+
+@server.tool()
+async def grow(ctx: Context) -> str:
+    """Add the tool fresh and withdraw big, then tell the client the tool list changed."""
+    server.add_tool(fresh)
+    server.remove_tool("big")
+    await ctx.session.send_tool_list_changed()
+    return "grown"
 
 
 @server.tool()

@@ -262,3 +262,28 @@ def test_mcp_server_git_lists_pi_named_tools_and_a_model_driven_call_round_trips
     assert {"mcp__git__git_status", "mcp__git__git_log", "mcp__git__git_diff_unstaged"} <= declared
     results = [e["result"]["content"][0]["text"] for e in events if e["type"] == "tool_execution_end"]
     assert "untracked.txt" in results[0] and "first commit" in results[1]
+
+
+def test_a_changed_tool_list_adds_and_withdraws_tools(isolated_environment):
+    write_config(isolated_environment["agent"] / "mcp.json", {"docs": {**TEST_STDIO, "exposure": "direct"}})
+    script = [
+        {"toolCalls": [{"name": "mcp__docs__grow", "arguments": {}}]},
+        {"text": "first: {{lastToolResult}}"},
+        {"toolCalls": [{"name": "mcp__docs__fresh", "arguments": {"text": "x"}}]},
+        {"text": "second: {{lastToolResult}}"},
+    ]
+    done = run_pi(
+        ["--mode", "json", "--model", "faux/faux-1", "--no-session", "grow the tools", "use the new one"],
+        script,
+    )
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    systems = [
+        e["message"] for e in events if e["type"] == "message_end" and e["message"]["role"] == "system"
+    ]
+    assert "mcp__docs__big" in {t["name"] for t in systems[0]["toolsAdded"]}
+    later = systems[1]  # the patch of the second prompt: fresh declared, big withdrawn
+    assert [t["name"] for t in later.get("toolsAdded") or []] == ["mcp__docs__fresh"]
+    assert [t["name"] for t in later.get("toolsRemoved") or []] == ["mcp__docs__big"]
+    results = [e["result"]["content"][0]["text"] for e in events if e["type"] == "tool_execution_end"]
+    assert results == ["grown", "fresh: x"]

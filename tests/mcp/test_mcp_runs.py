@@ -176,7 +176,7 @@ def test_streamable_http_server_round_trips(isolated_environment, http_server):
     )
     listed = run_pi(["mcp", "list"])
     assert listed.returncode == 0, listed.stdout + listed.stderr
-    assert "web: connected, 3 tools (direct, global)" in listed.stdout
+    assert "web: connected, 4 tools (direct, global)" in listed.stdout
     script = [
         {"toolCalls": [{"name": "mcp__web__echo", "arguments": {"text": "over http"}}]},
         {"text": "{{lastToolResult}}"},
@@ -190,8 +190,8 @@ def test_slash_mcp_shows_status_and_restart_brings_tools_back(isolated_environme
     write_config(isolated_environment["agent"] / "mcp.json", {"t": {**TEST_STDIO, "exposure": "direct"}})
     status = prompt("/mcp", [])
     assert status.returncode == 0, status.stderr
-    assert "t: connected, 3 tools (direct, global)" in status.stdout
-    assert "tools: echo, big, crash" in status.stdout
+    assert "t: connected, 4 tools (direct, global)" in status.stdout
+    assert "tools: echo, big, grow, crash" in status.stdout
     script = [
         {"toolCalls": [{"name": "mcp__t__crash", "arguments": {}}]},
         {"text": "crashed"},

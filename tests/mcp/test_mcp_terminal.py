@@ -32,11 +32,11 @@ def test_slash_mcp_shows_the_servers_and_restart_brings_the_tools_back(world):  
                 term.send("/mcp")
                 term.press("Enter")
                 shown = term.wait_for(re.compile(r"t: connect(ed|ing)"), timeout=20, scrollback=False)
-                if "t: connected, 3 tools" in shown or time.monotonic() > deadline:
+                if "t: connected, 4 tools" in shown or time.monotonic() > deadline:
                     break
                 time.sleep(0.5)
-            term.wait_for("t: connected, 3 tools", scrollback=False)
-            term.wait_for("echo, big, crash")
+            term.wait_for("t: connected, 4 tools", scrollback=False)
+            term.wait_for("echo, big, grow, crash")
             term.send("crash the server")
             term.press("Enter")
             term.wait_for("it crashed", timeout=20)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import builtins
+import contextlib
 import marshal
 import os
 import sys
@@ -76,10 +77,8 @@ class CodeCache:
                 marshal.dump(keep, handle)
             os.replace(tmp, self.path)
         except (OSError, ValueError):
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
 
 
 def install(cache_dir: str | None) -> CodeCache | None:

@@ -350,7 +350,7 @@ def login_logout(command: str, argv: list[str]) -> int:
             f'MCP server "{name}" does not use OAuth. Only HTTP servers without an Authorization header do.'
         )
     if command == "logout":
-        from pi_mcp.oauth import CredentialStore
+        from pi_mcp.credentials import CredentialStore
 
         try:
             removed = CredentialStore(name, server.raw["url"]).remove()

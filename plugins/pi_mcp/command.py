@@ -93,7 +93,7 @@ async def run(args: str, ctx: Any, manager: Any) -> None:
 
 
 async def _logout(ctx: Any, manager: Any, connection: Any) -> None:
-    from pi_mcp.oauth import CredentialStore
+    from pi_mcp.credentials import CredentialStore
 
     name = connection.config.name
     try:

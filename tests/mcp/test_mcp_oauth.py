@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from pi_mcp.config import load_servers
-from pi_mcp.oauth import CredentialStore, normalize_url, store_keys
+from pi_mcp.credentials import CredentialStore, normalize_url, store_keys
 
 from tests.mcp.helpers import PI, faux_prompt, prompt, run_pi, together, write_config
 

@@ -102,6 +102,17 @@ def _describe(exc: BaseException) -> str:
             return f"Connection lost: {exc}"
         if isinstance(exc, (httpx.ReadError, httpx.WriteError, httpx.NetworkError)):
             return f"Network error: {exc or type(exc).__name__}"
+    wire = sys.modules.get("pi_host.lib.llm.wire")  # the same words for its errors
+    if wire is not None and isinstance(exc, wire.TransportError):
+        if isinstance(exc, wire.ReadTimeout):
+            return "Request timed out: no data received from the provider (idle timeout)"
+        if isinstance(exc, wire.ConnectTimeout):
+            return f"Request timed out: {exc}"
+        if isinstance(exc, wire.ConnectError):
+            return f"Connection error: {exc or 'could not connect'}"
+        if isinstance(exc, wire.RemoteProtocolError):
+            return f"Connection lost: {exc}"
+        return f"Network error: {exc or type(exc).__name__}"
     if isinstance(exc, ValueError) and "JSON" in type(exc).__name__ + str(exc):
         return f"Malformed stream data: {exc}"
     text = " ".join(str(exc).split())

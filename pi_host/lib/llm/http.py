@@ -9,6 +9,10 @@ the body (:mod:`pi_host.lib.llm.errors`), credentials redacted (:mod:`pi_host.li
 A longer requested delay is refused at once, and the error text says so in words the session's
 auto-retry reads (:func:`pi_host.protocol.failures.server_delay_note`).
 
+Requests go over :mod:`pi_host.lib.llm.wire` (asyncio and h11, no httpx import) unless the
+caller hands in an ``httpx.AsyncClient``, a proxy is set in the environment, or the URL is one
+``wire`` does not take; then over httpx. Both give the same errors, timeouts and redirects.
+
 Redirects are followed here, not by httpx: httpx drops only ``Authorization`` on a cross-origin
 redirect and would send ``x-api-key`` / ``x-goog-api-key`` (and the conversation) to the other
 server. Same-origin redirects (and an ``http`` → ``https`` upgrade of the same host) are
@@ -32,24 +36,20 @@ instead of the shared one) and the hook bridges: ``on_headers`` and ``on_payload
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import inspect
 import json
 import math
 import random
+import sys
 import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin, urlsplit
 
-import pi_host.lib.llm._httpx_no_cli  # noqa: F401 (first: httpx without its command-line client)
-
-# isort: split
-import httpx
-from httpx_sse import EventSource, ServerSentEvent
-
+from pi_host.lib.llm import wire
 from pi_host.lib.llm.errors import (
     ProviderHTTPError,
     ProviderTimeout,
@@ -60,6 +60,10 @@ from pi_host.lib.llm.hooks import apply_payload_hook, run_request_hooks, stream_
 from pi_host.lib.llm.redact import PATTERNS_ONLY, Redactor, header_secrets
 from pi_host.protocol.abort import race
 from pi_host.protocol.failures import server_delay_note
+
+if TYPE_CHECKING:
+    import httpx
+    from httpx_sse import ServerSentEvent
 
 __all__ = [
     "ProviderHTTPError",
@@ -113,6 +117,28 @@ class RetryPolicy:
 
 # --- clients ------------------------------------------------------------------------------------
 
+
+def _httpx() -> Any:
+    """httpx, imported on first need (most runs never need it: :mod:`pi_host.lib.llm.wire`)."""
+    import pi_host.lib.llm._httpx_no_cli  # noqa: F401 (first: httpx without its command-line client)
+
+    # isort: split
+    import httpx
+
+    return httpx
+
+
+def _httpx_errors(*names: str) -> tuple[type[BaseException], ...]:
+    """httpx's exception classes of these names, or none when httpx was never imported (then
+    nothing can have raised them)."""
+    module = sys.modules.get("httpx")
+    return tuple(getattr(module, name) for name in names) if module is not None else ()
+
+
+def _read_timeouts() -> tuple[type[BaseException], ...]:
+    return (wire.ReadTimeout, *_httpx_errors("ReadTimeout"))
+
+
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
     weakref.WeakKeyDictionary()
 )
@@ -120,6 +146,7 @@ _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient
 
 def create_client(**kwargs: Any) -> httpx.AsyncClient:
     """A new AsyncClient with pi-host defaults (no overall timeout; reads bounded per request)."""
+    httpx = _httpx()
     kwargs.setdefault(
         "timeout", httpx.Timeout(DEFAULT_CONNECT_TIMEOUT_S, read=DEFAULT_IDLE_TIMEOUT_MS / 1000)
     )
@@ -218,7 +245,7 @@ def request_headers(model: Any, options: Any, base: dict[str, str] | None = None
 # --- retries ------------------------------------------------------------------------------------
 
 
-def _retry_after_ms(headers: httpx.Headers) -> float | None:
+def _retry_after_ms(headers: Any) -> float | None:
     value = headers.get("retry-after-ms")
     if value:
         try:
@@ -232,6 +259,8 @@ def _retry_after_ms(headers: httpx.Headers) -> float | None:
         return float(value) * 1000
     except ValueError:
         pass
+    import email.utils
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
@@ -250,7 +279,9 @@ def is_retryable_status(status: int, body: str = "") -> bool:
 
 @dataclass
 class SSEResponse:
-    response: httpx.Response
+    response: Any
+    """The answer: a :class:`pi_host.lib.llm.wire.Response`, or an ``httpx.Response`` when the
+    request went through httpx (both have ``status_code``, ``headers``, ``aiter_bytes()``...)."""
     attempts: int = 1
     idle_s: float | None = None
     """The idle timeout in force (for the error text when it runs out)."""
@@ -263,7 +294,7 @@ class SSEResponse:
         return self.response.status_code
 
     @property
-    def headers(self) -> httpx.Headers:
+    def headers(self) -> Any:
         return self.response.headers
 
     def events(self) -> AsyncIterator[ServerSentEvent]:
@@ -282,16 +313,18 @@ class SSEResponse:
         return reader
 
     def _idle(self, exc: BaseException) -> BaseException:
-        if isinstance(exc, httpx.ReadTimeout) and self.idle_s is not None:
+        if isinstance(exc, _read_timeouts()) and self.idle_s is not None:
             return ProviderTimeout("stream", self.idle_s, self.timeout_setting)
         return exc
 
     async def _events(self) -> AsyncIterator[ServerSentEvent]:
+        from httpx_sse import EventSource
+
         async with aclosing(EventSource(self.response).aiter_sse()) as events:
             try:
                 async for event in events:
                     yield event
-            except httpx.ReadTimeout as exc:
+            except _read_timeouts() as exc:
                 raise self._idle(exc) from None
 
     async def _batches(self) -> AsyncIterator[list[tuple[bytes, bytes]]]:
@@ -310,7 +343,7 @@ class SSEResponse:
             try:
                 async for batch in batches:
                     yield batch
-            except httpx.ReadTimeout as exc:
+            except _read_timeouts() as exc:
                 raise self._idle(exc) from None
 
     async def aclose(self) -> None:
@@ -321,57 +354,99 @@ class SSEResponse:
         await self.response.aclose()
 
 
-def _origin(url: httpx.URL) -> str:
-    port = url.port
-    return f"{url.scheme}://{url.host}" + (f":{port}" if port else "")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
-def _same_origin(url: httpx.URL, target: httpx.URL) -> bool:
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    port = parts.port if parts.port != _DEFAULT_PORTS.get(parts.scheme) else None
+    return f"{parts.scheme}://{parts.hostname}" + (f":{port}" if port else "")
+
+
+def _same_origin(url: str, target: str) -> bool:
     """The same scheme, host and port, or an upgrade of ``http`` to ``https`` on the same host."""
-    defaults = {"http": 80, "https": 443}
-    here = url.port or defaults.get(url.scheme)
-    there = target.port or defaults.get(target.scheme)
-    if url.host != target.host:
+    here, there = urlsplit(url), urlsplit(target)
+    if here.hostname != there.hostname:
         return False
-    if url.scheme == target.scheme:
-        return here == there
-    return (url.scheme, here, target.scheme, there) == ("http", 80, "https", 443)
+    here_port = here.port or _DEFAULT_PORTS.get(here.scheme)
+    there_port = there.port or _DEFAULT_PORTS.get(there.scheme)
+    if here.scheme == there.scheme:
+        return here_port == there_port
+    return (here.scheme, here_port, there.scheme, there_port) == ("http", 80, "https", 443)
 
 
-async def _send(client: httpx.AsyncClient, request: httpx.Request, redact: Redactor) -> httpx.Response:
+@dataclass
+class _Request:
+    """One request as both transports send it."""
+
+    method: str
+    url: str
+    headers: dict[str, str]
+    content: bytes
+    read_timeout: float | None
+
+    def redirected(self, status: int, location: str) -> _Request:
+        """The request a redirect asks for: 303 (and 301/302 after a POST) become a GET without
+        a body, as browsers and httpx do; 307/308 repeat it as it was."""
+        method = self.method
+        if (status == 303 and method != "HEAD") or (status in (301, 302) and method == "POST"):
+            method = "GET"
+        if method == self.method:
+            return _Request(method, location, self.headers, self.content, self.read_timeout)
+        headers = {
+            k: v for k, v in self.headers.items() if k.lower() not in ("content-length", "transfer-encoding")
+        }
+        return _Request(method, location, headers, b"", self.read_timeout)
+
+
+async def _send_once(client: Any, request: _Request) -> Any:
+    if isinstance(client, wire.Pool):
+        return await client.send(
+            request.method, request.url, request.headers, request.content,
+            connect_timeout=DEFAULT_CONNECT_TIMEOUT_S, read_timeout=request.read_timeout,
+        )  # fmt: skip
+    timeout = _httpx().Timeout(DEFAULT_CONNECT_TIMEOUT_S, read=request.read_timeout)
+    content = request.content if request.content or request.method != "GET" else None
+    built = client.build_request(
+        request.method, request.url, content=content, headers=request.headers, timeout=timeout
+    )
+    return await client.send(built, stream=True, follow_redirects=False)
+
+
+async def _send(client: Any, request: _Request, redact: Redactor) -> Any:
     """Send ``request``, following same-origin redirects (every header kept) and refusing any
     other: credentials, and the conversation in the body, stay with the configured server."""
-    response = await client.send(request, stream=True, follow_redirects=False)
+    response = await _send_once(client, request)
     hops = 0
-    while response.has_redirect_location and response.next_request is not None:
-        target = response.next_request
+    while response.has_redirect_location:
         status = response.status_code
+        target = urljoin(request.url, response.headers["location"])
         await response.aclose()
-        if not _same_origin(request.url, target.url):
+        if not _same_origin(request.url, target):
             raise ProviderHTTPError(
                 status,
                 redact(
                     f"{status} redirect refused: {_origin(request.url)} sent the request on to "
-                    f"{_origin(target.url)}, another server, and API keys go only to the configured "
+                    f"{_origin(target)}, another server, and API keys go only to the configured "
                     "baseUrl (point baseUrl at the new address if you trust it)"
                 ),
             )
         hops += 1
         if hops > MAX_REDIRECTS:
             raise ProviderHTTPError(status, f"{status} too many redirects (more than {MAX_REDIRECTS})")
-        request = target
-        response = await client.send(request, stream=True, follow_redirects=False)
+        request = request.redirected(status, target)
+        response = await _send_once(client, request)
     return response
 
 
 async def _error_from(
-    response: httpx.Response, policy: RetryPolicy, attempt: int, redact: Redactor
+    response: Any, policy: RetryPolicy, attempt: int, redact: Redactor
 ) -> ProviderHTTPError:
     """The error of a >= 400 answer (its body read, the response closed); a server-requested
     delay is noted in its text when nothing here will wait for it."""
     try:
         raw = (await response.aread()).decode("utf-8", "replace")
-    except httpx.HTTPError:
+    except (wire.TransportError, *_httpx_errors("HTTPError")):
         raw = ""
     finally:
         await response.aclose()
@@ -385,11 +460,19 @@ async def _error_from(
     return ProviderHTTPError(status, text, redact(raw), dict(response.headers), delay_ms)
 
 
-async def _notify(on_response: Any, response: httpx.Response) -> None:
+async def _notify(on_response: Any, response: Any) -> None:
     if on_response is not None:
         result = on_response(response.status_code, dict(response.headers))
         if inspect.isawaitable(result):
             await result
+
+
+def _retryable_send_errors() -> tuple[type[BaseException], ...]:
+    """Failures before any answer arrived: safe to send again."""
+    return (
+        wire.ConnectError, wire.ConnectTimeout, wire.ReadError, wire.WriteError, wire.RemoteProtocolError,
+        *_httpx_errors("ConnectError", "ReadError", "RemoteProtocolError", "ConnectTimeout"),
+    )  # fmt: skip
 
 
 @asynccontextmanager
@@ -405,28 +488,31 @@ async def open_sse(
     on_retry: Callable[[int, float, str], Awaitable[None] | None] | None = None,
 ) -> AsyncIterator[SSEResponse]:
     """Send a streaming request and yield the open response (closed on exit, always)."""
-    client = client or getattr(options, "client", None) or shared_client()
+    transport: Any = client or getattr(options, "client", None)
+    if transport is None:
+        transport = wire.shared_pool() if wire.can_send(url) else shared_client()
     policy = policy or RetryPolicy.from_options(options)
     signal = getattr(options, "signal", None)
     content = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode()
     send_headers = {"content-type": "application/json", "accept": "text/event-stream", **headers}
     send_headers = {k: v for k, v in send_headers.items() if v is not None}
+    if isinstance(transport, wire.Pool) and not any(k.lower() == "user-agent" for k in send_headers):
+        send_headers["user-agent"] = user_agent()  # httpx would send its own
     redact = Redactor.from_options(options, header_secrets(send_headers))
     on_response = getattr(options, "on_response", None)
     idle, setting = idle_timeout(options)
-    timeout = httpx.Timeout(DEFAULT_CONNECT_TIMEOUT_S, read=idle)
     attempt = 0
     while True:
         attempt += 1
-        request = client.build_request(method, url, content=content, headers=send_headers, timeout=timeout)
+        request = _Request(method, url, send_headers, content, idle)
         failure: BaseException | None = None
-        response: httpx.Response | None = None
+        response: Any = None
         try:
-            response = await _send(client, request, redact)
-        except httpx.ReadTimeout:
+            response = await _send(transport, request, redact)
+        except _read_timeouts():
             # Nothing came back, so nothing was streamed: as safe to retry as a refused connection.
             failure = ProviderTimeout("response", idle or 0, setting)
-        except (httpx.ConnectError, httpx.ReadError, httpx.RemoteProtocolError, httpx.ConnectTimeout) as exc:
+        except _retryable_send_errors() as exc:
             failure = exc
         if response is not None:
             try:

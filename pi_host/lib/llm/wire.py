@@ -371,7 +371,7 @@ class Pool:
         try:
             async with asyncio.timeout(timeout):
                 reader, writer = await asyncio.open_connection(
-                    host, port, ssl=tls, server_hostname=host if tls else None
+                    host, port, ssl=tls, server_hostname=host if tls else None, happy_eyeballs_delay=0.25
                 )
         except TimeoutError:
             raise ConnectTimeout(f"no connection to {host}:{port} within {timeout:g}s") from None

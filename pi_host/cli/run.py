@@ -189,11 +189,12 @@ async def _run(
 
     from pi_host.cli.pydantic_plugins import skip_scan_when_none_installed
     from pi_host.config.models import ModelNotFound, ModelRegistry
+    from pi_host.config.paths import cache_dir
     from pi_host.config.settings import load_settings
     from pi_host.sdk import SessionOptions, create_session
     from pi_host.session.errors import SessionError
 
-    skip_scan_when_none_installed()  # before the first model is built
+    skip_scan_when_none_installed(cache_dir())  # before the first model is built
 
     cwd = os.getcwd()
     host = loaded.host

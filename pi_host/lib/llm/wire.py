@@ -79,6 +79,11 @@ def can_send(url: str) -> bool:
     )
 
 
+def _header_value(value: str) -> bytes:
+    """ASCII as it is; anything else as UTF-8 (as httpx sends it) rather than an encoding error."""
+    return value.encode("ascii") if value.isascii() else value.encode("utf-8")
+
+
 class Headers(dict):
     """Response headers: lower-cased names, repeated ones joined with ``", "`` (as
     ``dict(httpx.Headers)`` gives them); :meth:`get` takes any case."""
@@ -186,6 +191,7 @@ class Response:
         self._timeout = timeout
         self._pool = pool
         self._finished = False
+        self._broken = False
         self.status_code: int = event.status_code
         self.reason_phrase: str = event.reason.decode("latin-1")
         self.http_version = "HTTP/" + event.http_version.decode()
@@ -197,24 +203,28 @@ class Response:
         connection = self._connection
         if connection is None or self._finished:
             return
-        event = await connection.next_event(self._timeout)
-        while True:
-            if type(event) is not h11.Data:
-                self._finish()  # EndOfMessage, or a body that ended with the connection
-                return
-            data = event.data
-            while type(event := connection.buffered_event()) is h11.Data:
-                data += event.data
-            if event is not h11.NEED_DATA:
-                # the end arrived with this piece: the connection is free before the consumer,
-                # which may stop at its last event, hears of it
-                self._finish()
+        try:
+            event = await connection.next_event(self._timeout)
+            while True:
+                if type(event) is not h11.Data:
+                    self._finish()  # EndOfMessage, or a body that ended with the connection
+                    return
+                data = event.data
+                while type(event := connection.buffered_event()) is h11.Data:
+                    data += event.data
+                if event is not h11.NEED_DATA:
+                    # the end arrived with this piece: the connection is free before the
+                    # consumer, which may stop at its last event, hears of it
+                    self._finish()
+                    if data:
+                        yield data
+                    return
                 if data:
                     yield data
-                return
-            if data:
-                yield data
-            event = await connection.next_event(self._timeout)
+                event = await connection.next_event(self._timeout)
+        except (TransportError, asyncio.CancelledError):
+            self._broken = True  # a timeout or an abort: nothing more is read from it
+            raise
 
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
         """The body with its ``content-encoding`` undone."""
@@ -275,6 +285,9 @@ class Response:
         self.is_closed = True
         connection, self._connection = self._connection, None
         if connection is None or self._finished:
+            return
+        if self._broken:
+            connection.close()
             return
         try:
             event = connection.buffered_event()
@@ -417,7 +430,9 @@ class Pool:
         ]
         if content or method not in ("GET", "HEAD"):
             wire_headers.append(("content-length", str(len(content))))
-        request = h11.Request(method=method, target=target, headers=wire_headers)
+        request = h11.Request(
+            method=method, target=target, headers=[(n, _header_value(v)) for n, v in wire_headers]
+        )
         for attempt in (1, 2):
             connection = await self._connect((scheme, host, port), connect_timeout)
             try:

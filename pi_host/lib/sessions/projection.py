@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
+from operator import itemgetter
 from typing import Any
 
 Entry = dict[str, Any]
@@ -93,14 +94,12 @@ def context_entries(path: list[Entry]) -> list[Entry]:
     if index < 0:
         return list(path)
     compaction = path[index]
-    first_kept = compaction.get("firstKeptEntryId")
     kept: list[Entry] = [compaction]
-    found = False
-    for entry in path[:index]:
-        if not found and entry["id"] == first_kept:
-            found = True
-        if found and not _is_system(entry):
-            kept.append(entry)
+    try:  # (searched in C: the kept range is usually a few entries at the end of a long path)
+        start = list(map(itemgetter("id"), path[:index])).index(compaction.get("firstKeptEntryId"))
+    except ValueError:
+        start = index
+    kept.extend(entry for entry in path[start:index] if not _is_system(entry))
     kept.extend(path[index + 1 :])
     return kept
 

@@ -185,8 +185,11 @@ class TreeStore:
                     report,
                     source.may_be_deep if source is not None else None,
                     stubs.fill if stubs else None,
+                    source.decoded() if source is not None else None,
                 )
-            self.tree = SessionTree(checked.entries, checked.projected, checked.late_check, stubs)
+            self.tree = SessionTree(
+                checked.entries, checked.projected, checked.late_check, stubs, checked.by_id
+            )
             self.tree.remember_path(checked.path)
         else:
             self.tree = SessionTree()

@@ -23,6 +23,7 @@ import uuid
 from collections.abc import Callable, Container, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 # The projection rules, re-exported: stores and compaction import them from here too.
@@ -150,6 +151,7 @@ class SessionTree:
         projected: dict[str, list[Any]] | None = None,
         late_check: Callable[[Entry], list[Any] | None] | None = None,
         stubs: Stubs | None = None,
+        by_id: dict[str, Entry] | None = None,
     ) -> None:
         self._entries: list[Entry] = []
         self._by_id: dict[str, Entry] = {}
@@ -158,7 +160,7 @@ class SessionTree:
         self._parsed: dict[str, Any] = {}
         self._projection_key: tuple[Any, ...] | None = None
         self._projection: Projection | None = None
-        self.load(entries, projected, late_check, stubs)
+        self.load(entries, projected, late_check, stubs, by_id)
 
     # --- building ---------------------------------------------------------------------------
 
@@ -168,6 +170,7 @@ class SessionTree:
         projected: dict[str, list[Any]] | None = None,
         late_check: Callable[[Entry], list[Any] | None] | None = None,
         stubs: Stubs | None = None,
+        by_id: dict[str, Entry] | None = None,
     ) -> None:
         """Replace the content; the leaf becomes the last entry in order (§6.4: not persisted).
 
@@ -176,23 +179,24 @@ class SessionTree:
         ``late_check`` projects the entries it left unparsed (None: :func:`project_entry`).
         ``stubs`` are entries still to be decoded (:mod:`.stubs`): every entry handed out is
         filled first, and the tree reads no more of a stub than its type, ids and role.
+        ``by_id``: the entries by id, as the check built it (taken over, not copied).
         """
         self._late_check = late_check
         self._stubs = stubs if stubs else None
         self._entries = list(entries)
-        self._by_id = {}
         self._labels = {}
         self._parsed = dict(projected) if projected else {}
         self._projection = None
         self._path: list[Entry] = []
-        self._leaf = None
-        by_id = self._by_id
-        for entry in self._entries:
-            entry_id = entry["id"]
-            by_id[entry_id] = entry
-            self._leaf = entry_id
-            if entry["type"] == "label":
-                self._index_label(entry)
+        # Built in C (map, zip, ``in``): a long session has tens of thousands of entries.
+        if by_id is None:
+            by_id = dict(zip(map(itemgetter("id"), self._entries), self._entries, strict=True))
+        self._by_id = by_id
+        self._leaf = self._entries[-1]["id"] if self._entries else None
+        if "label" in map(itemgetter("type"), self._entries):
+            for entry in self._entries:
+                if entry["type"] == "label":
+                    self._index_label(entry)
 
     def new_id(self) -> str:
         """A fresh entry id for this tree (:func:`fresh_id`)."""

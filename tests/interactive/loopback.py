@@ -29,10 +29,12 @@ import json
 import os
 import select
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -517,3 +519,19 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def run_print(
+    *args: str, drop: Callable[[str], bool] = lambda name: False, **env: str
+) -> subprocess.CompletedProcess:
+    """``pi --model loop/loop-1 --no-session -p <args>`` as a subprocess, in this process's
+    environment less the variables ``drop`` picks, plus ``env``."""
+    environment = {name: value for name, value in os.environ.items() if not drop(name)}
+    environment.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "pi_host", "--model", f"{PROVIDER}/{MODEL}", "--no-session", "-p", *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=60,
+    )

@@ -4,17 +4,15 @@ so runs against ``http://`` local servers never pay for it."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import ssl
 import subprocess
-import sys
 
 import pytest
 
 from pi_host.lib.llm.http import create_client
 from pi_host.lib.llm.tls import LazyTrustContext
-from tests.interactive.loopback import LoopbackServer, Reply, write_models_json
+from tests.interactive.loopback import LoopbackServer, Reply, run_print, write_models_json
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
 
@@ -46,15 +44,7 @@ def tls_server(certificate):
 
 
 def run_pi(*args: str, **env: str) -> subprocess.CompletedProcess:
-    environment = {k: v for k, v in os.environ.items() if k not in ("SSL_CERT_FILE", "SSL_CERT_DIR")}
-    environment.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "pi_host", "--model", "loop/loop-1", "--no-session", "-p", *args],
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=60,
-    )
+    return run_print(*args, drop=lambda name: name in ("SSL_CERT_FILE", "SSL_CERT_DIR"), **env)
 
 
 def test_a_client_reads_no_certificates_until_it_speaks_tls():

@@ -7,27 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import os
 import subprocess
-import sys
 
 import pytest
 
 from pi_host.lib.llm import wire
 from pi_host.lib.llm.errors import describe_transport_error
-from tests.interactive.loopback import LoopbackServer, Reply, write_models_json
+from tests.interactive.loopback import LoopbackServer, Reply, run_print, write_models_json
 
 
 def run_pi(*args: str, **env: str) -> subprocess.CompletedProcess:
-    environment = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
-    environment.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "pi_host", "--model", "loop/loop-1", "--no-session", "-p", *args],
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=60,
-    )
+    return run_print(*args, drop=lambda name: name.lower().endswith("_proxy"), **env)
 
 
 def count_connections(server: LoopbackServer) -> list[object]:

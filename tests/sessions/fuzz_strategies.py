@@ -7,9 +7,23 @@ import copy
 import json
 from typing import Any
 
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from .helpers import header
+
+FUZZ = settings(
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
+)
+"""The session fuzz tests' settings: deterministic, no example database (each test adds its own
+``max_examples``)."""
 
 TEXT = st.text(max_size=12)
 INT = st.integers(min_value=0, max_value=10**6)

@@ -13,23 +13,15 @@ import copy
 import json
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi_host.lib.sessions.projection import _is_system, context_entries
 from pi_host.lib.sessions.tree import SessionTree
 from pi_host.lib.sessions.validate import check_entries
 
-from .fuzz_strategies import JSON, valid_entries
+from .fuzz_strategies import FUZZ, JSON, valid_entries
 from .helpers import assistant, entry, user
-
-FUZZ = settings(
-    derandomize=True,
-    deadline=None,
-    database=None,
-    max_examples=300,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
 
 
 @st.composite
@@ -71,7 +63,7 @@ def _run(entries: list[Any], decoded: list[int] | None) -> dict[str, Any]:
     }
 
 
-@FUZZ
+@settings(FUZZ, max_examples=300)
 @given(entries=loaded())
 def test_checking_in_bulk_gives_what_checking_entry_by_entry_gives(entries):
     slow = _run(entries, None)
@@ -103,7 +95,7 @@ def test_late_check_knows_only_the_entries_it_loaded():
     assert checked.late_check(checked.entries[1]) == [] and seen and seen[0][0] == 1
 
 
-@FUZZ
+@settings(FUZZ, max_examples=300)
 @given(entries=valid_entries(10), labels=st.lists(st.integers(0, 9), max_size=3))
 def test_a_tree_built_in_bulk_is_the_tree_built_entry_by_entry(entries, labels):
     for at in labels:
@@ -142,7 +134,7 @@ def _context_entries_one_by_one(path: list[dict]) -> list[dict]:
     return kept + path[index + 1 :]
 
 
-@FUZZ
+@settings(FUZZ, max_examples=300)
 @given(path=valid_entries(14), twins=st.lists(st.integers(0, 13), max_size=2))
 def test_the_kept_range_starts_where_a_walk_finds_it(path, twins):
     for at in twins:  # ids used twice on a list (a hand-made one): the first one counts

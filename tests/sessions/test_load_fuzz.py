@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pi_session_jsonl import jsonl
 from pi_session_jsonl.listing import list_sessions, session_info
@@ -25,19 +25,8 @@ from pi_host.lib.sessions.store import SessionOpenError
 from pi_host.lib.sessions.tree import editor_text
 from pi_host.protocol import UserMessage
 
-from .fuzz_strategies import JSON, garbage_line, mixed_files, valid_entries
+from .fuzz_strategies import FUZZ, JSON, garbage_line, mixed_files, valid_entries
 from .helpers import header
-
-FUZZ = settings(
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=[
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-    ],
-)
 
 
 @pytest.fixture

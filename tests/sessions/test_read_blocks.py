@@ -15,23 +15,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pi_session_jsonl import jsonl
 from pi_session_jsonl.store import JsonlStore
 
 from pi_host.lib.sessions.stubs import Stubs
 
-from .fuzz_strategies import garbage_line, valid_entries
+from .fuzz_strategies import FUZZ, garbage_line, valid_entries
 from .helpers import assistant, header, tool_result, user
-
-FUZZ = settings(
-    derandomize=True,
-    deadline=None,
-    database=None,
-    max_examples=250,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
 
 
 @contextlib.contextmanager
@@ -107,7 +99,7 @@ def files(draw, cwd: str) -> bytes:
 SIZES = st.sampled_from([1, 2, 3, 7, 64, 333, 4096])
 
 
-@FUZZ
+@settings(FUZZ, max_examples=250)
 @given(data=st.data())
 def test_any_block_size_reads_what_a_line_by_line_read_gives(data, tmp_path):
     raw = data.draw(files(str(tmp_path)))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 from pi_host.lib.llm.redact import PATTERNS_ONLY, Redactor
 
@@ -81,6 +82,19 @@ def _error_text(status: int, body: str) -> str:
     return f"{status} {one_line}"
 
 
+_CLASS_NAME = object()
+_TRANSPORT_WORDS: tuple[tuple[tuple[str, ...], str, Any], ...] = (
+    # (exception class names, the words, then the error's text, or this when it has none; None:
+    # the words alone)
+    (("ReadTimeout",), "Request timed out: no data received from the provider (idle timeout)", None),
+    (("TimeoutException", "ConnectTimeout"), "Request timed out: ", _CLASS_NAME),
+    (("ConnectError",), "Connection error: ", "could not connect"),
+    (("RemoteProtocolError",), "Connection lost: ", ""),
+    (("ReadError", "WriteError", "NetworkError"), "Network error: ", _CLASS_NAME),
+)
+"""The words of a transport failure, first match first (a read timeout is a timeout too)."""
+
+
 def describe_transport_error(exc: BaseException, redact: Redactor = PATTERNS_ONLY) -> str:
     """One line for a failure while connecting or streaming."""
     return redact(_describe(exc))
@@ -89,30 +103,17 @@ def describe_transport_error(exc: BaseException, redact: Redactor = PATTERNS_ONL
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, (ProviderHTTPError, ProviderTimeout)):
         return str(exc)
-    # An httpx error needs httpx loaded; providers that make no HTTP request never import it.
-    httpx = sys.modules.get("httpx")
-    if httpx is not None and isinstance(exc, httpx.HTTPError):
-        if isinstance(exc, httpx.ReadTimeout):
-            return "Request timed out: no data received from the provider (idle timeout)"
-        if isinstance(exc, httpx.TimeoutException):
-            return f"Request timed out: {exc or type(exc).__name__}"
-        if isinstance(exc, httpx.ConnectError):
-            return f"Connection error: {exc or 'could not connect'}"
-        if isinstance(exc, httpx.RemoteProtocolError):
-            return f"Connection lost: {exc}"
-        if isinstance(exc, (httpx.ReadError, httpx.WriteError, httpx.NetworkError)):
-            return f"Network error: {exc or type(exc).__name__}"
-    wire = sys.modules.get("pi_host.lib.llm.wire")  # the same words for its errors
-    if wire is not None and isinstance(exc, wire.TransportError):
-        if isinstance(exc, wire.ReadTimeout):
-            return "Request timed out: no data received from the provider (idle timeout)"
-        if isinstance(exc, wire.ConnectTimeout):
-            return f"Request timed out: {exc}"
-        if isinstance(exc, wire.ConnectError):
-            return f"Connection error: {exc or 'could not connect'}"
-        if isinstance(exc, wire.RemoteProtocolError):
-            return f"Connection lost: {exc}"
-        return f"Network error: {exc or type(exc).__name__}"
+    # httpx's errors and pi_host.lib.llm.wire's (named alike) are told in the same words. Either
+    # module is looked up, not imported: a run that made no request of that kind never loads it.
+    for module_name, base in (("httpx", "HTTPError"), ("pi_host.lib.llm.wire", "TransportError")):
+        module = sys.modules.get(module_name)
+        if module is None or not isinstance(exc, getattr(module, base)):
+            continue
+        for names, words, when_empty in _TRANSPORT_WORDS:
+            if any(isinstance(exc, kind) for name in names if (kind := getattr(module, name, None))):
+                if when_empty is None:
+                    return words
+                return words + (str(exc) or (type(exc).__name__ if when_empty is _CLASS_NAME else when_empty))
     if isinstance(exc, ValueError) and "JSON" in type(exc).__name__ + str(exc):
         return f"Malformed stream data: {exc}"
     text = " ".join(str(exc).split())

@@ -267,14 +267,8 @@ class Response:
     def _finish(self) -> None:
         self._finished = True
         connection, self._connection = self._connection, None
-        if connection is None:
-            return
-        state = connection.h11
-        if state.our_state is h11.DONE and state.their_state is h11.DONE:
-            state.start_next_cycle()
+        if connection is not None:
             self._pool.release(connection)
-        else:
-            connection.close()
 
     async def aclose(self) -> None:
         """Give the connection back to the pool once the answer has ended, else close it.
@@ -299,8 +293,8 @@ class Response:
             self._pool.drain_later(connection)
             return
         if type(event) is h11.EndOfMessage:
-            self._connection = connection
-            self._finish()
+            self._finished = True
+            self._pool.release(connection)
             return
         connection.close()
 
@@ -326,6 +320,11 @@ class Pool:
         return self._tls
 
     def release(self, connection: _Connection) -> None:
+        """Keep a connection whose exchange ended cleanly (both sides done) for the next request,
+        while there is room; close any other."""
+        state = connection.h11
+        if state.our_state is h11.DONE and state.their_state is h11.DONE:
+            state.start_next_cycle()
         idle = self._idle.setdefault(connection.origin, [])
         if len(idle) < MAX_IDLE_PER_ORIGIN and connection.usable():
             connection.reused = True
@@ -343,7 +342,7 @@ class Pool:
 
     async def _drain(self, connection: _Connection) -> None:
         left = DRAIN_BYTES
-        kept = False
+        released = False
         try:
             async with asyncio.timeout(DRAIN_S):
                 while left > 0:
@@ -351,16 +350,14 @@ class Pool:
                     if type(event) is h11.Data:
                         left -= len(event.data)
                         continue
-                    state = connection.h11
-                    if type(event) is h11.EndOfMessage and state.our_state is state.their_state is h11.DONE:
-                        state.start_next_cycle()
+                    if type(event) is h11.EndOfMessage:
                         self.release(connection)
-                        kept = True
+                        released = True
                     return
         except (TransportError, TimeoutError):
             pass
         finally:
-            if not kept:
+            if not released:
                 connection.close()
 
     def close(self) -> None:

@@ -1,14 +1,102 @@
-"""Every test runs with a temporary agent dir, home, cache and working directory."""
+"""The rules every test runs under.
+
+* **Isolation**: a temporary home, agent dir and working directory per test; no provider key of
+  the developer's environment leaks in.
+* **A warm cache**: pi-host's cache folder (compiled code, entry points, the pydantic plugin
+  check) is shared by the whole run, across xdist workers, so each ``pi`` a test starts skips
+  the cold-start work. Tests about the cache ask for the ``cold_cache`` fixture.
+* **Bytecode caches on**, whatever ``PYTHONDONTWRITEBYTECODE`` says (see below).
+* **Tiers by folder**: everything under ``tests/e2e/`` is marked ``e2e``; its ``terminal/``,
+  ``interop/`` and ``venvs/`` folders add the markers ``terminal``, ``interop`` and ``venv``
+  (pytest never collects a folder named ``venv``). ``pytest -m "not e2e"`` is the inner loop.
+* **The tier rule**: a test outside ``tests/e2e/`` that starts ``pi``, a Python interpreter,
+  Node, npm or tmux fails, naming what it started (``support/guard.py``).
+"""
 
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 import pytest
 
+# Bytecode is written even where the environment asks not to (PYTHONDONTWRITEBYTECODE): the test
+# modules' rewritten asserts and the pi processes the tests start would otherwise be compiled
+# from source again on every run (about 10 s of collection per xdist worker, and the imports of
+# every pi start).
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+from tests.support.guard import ProcessGuard  # noqa: E402 (after the bytecode switch)
+
+pytest_plugins = ["tests.support.fixtures"]
+
+TESTS = Path(__file__).resolve().parent
+E2E = TESTS / "e2e"
+E2E_KINDS = {"terminal": "terminal", "interop": "interop", "venvs": "venv"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The inner loop draws a quarter of each fuzz test's examples (support/budget.py); set before
+    # collection, where the budgets are read, and inherited by the xdist workers.
+    if config.option.markexpr.replace(" ", "") == "note2e":
+        os.environ.setdefault("PI_TEST_FUZZ", "quick")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        try:
+            parts = item.path.resolve().relative_to(E2E).parts
+        except ValueError:
+            continue
+        item.add_marker(pytest.mark.e2e)
+        if len(parts) > 1 and parts[0] in E2E_KINDS:
+            item.add_marker(getattr(pytest.mark, E2E_KINDS[parts[0]]))
+
+
+_guard = ProcessGuard()
+
+
+def _guarded(item: pytest.Item):
+    if item.get_closest_marker("e2e") is not None:
+        return (yield)
+    with _guard.watching() as started:
+        try:
+            result = yield
+        finally:
+            if started:
+                _guard.fail(item, started)
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
+    return (yield from _guarded(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    return (yield from _guarded(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    return (yield from _guarded(item))
+
+
+@pytest.fixture(scope="session")
+def shared_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache folder for the whole run (the xdist workers' base folders share a parent)."""
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = root / "pi-host-cache"
+    folder.mkdir(exist_ok=True)
+    return folder
+
 
 @pytest.fixture(autouse=True)
-def isolated_environment(tmp_path, monkeypatch):
+def isolated_environment(tmp_path, monkeypatch, shared_cache_dir):
     home = tmp_path / "home"
     agent = tmp_path / "agent"
     work = tmp_path / "work"
@@ -16,7 +104,7 @@ def isolated_environment(tmp_path, monkeypatch):
         directory.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
-    monkeypatch.setenv("PI_HOST_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("PI_HOST_CACHE_DIR", str(shared_cache_dir))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
     monkeypatch.delenv("PI_HOST_NO_PLUGINS", raising=False)
     monkeypatch.delenv("PI_HOST_DISABLE_PLUGINS", raising=False)

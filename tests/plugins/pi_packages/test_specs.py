@@ -1,0 +1,36 @@
+"""``pi install`` / ``list`` / ``remove`` / ``update`` / ``install --sync``, driven through the real
+``pi`` of throw-away virtual environments.
+
+The environments come from ``tests.example_install.make_venv`` (see there).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from tests.support.venv import venv_pi
+
+
+def pi(venv: Path, *args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess:
+    return venv_pi(venv, *args, cwd=cwd, **env)
+
+
+def test_specs_are_recorded_as_pip_reads_them(tmp_path):
+    from pi_packages.commands import normalise_spec
+
+    (tmp_path / "local-plugin").mkdir()
+    assert normalise_spec("local-plugin", str(tmp_path)) == str(tmp_path / "local-plugin")
+    assert normalise_spec("./x", str(tmp_path)) == str(tmp_path / "x")
+    assert normalise_spec("git:github.com/me/t@v1", "/") == "git+https://github.com/me/t@v1"
+    assert normalise_spec("https://github.com/me/t", "/") == "git+https://github.com/me/t"
+    assert normalise_spec("https://example.org/t-1.0.tar.gz", "/") == "https://example.org/t-1.0.tar.gz"
+    assert normalise_spec("pi-tools>=1.2", str(tmp_path)) == "pi-tools>=1.2"
+
+
+def test_npm_sources_are_refused_in_one_line(capsys):
+    from pi_packages.commands import cmd_install
+
+    assert cmd_install(["npm:@example/pi-tools"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("pi: npm:@example/pi-tools is an npm package")

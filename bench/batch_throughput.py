@@ -3,7 +3,7 @@ single `pi -p` run, with the local executor and with Ray (when installed; a `ray
 cluster shared by the runs, so Ray's own start-up, measured once, is not in the per-run figures).
 
 Every task is one prompt answered at once by a loopback chat-completions server
-(``tests/interactive/loopback.py``), so the figures are pi-host's and the executor's own cost:
+(``tests/support/loopback.py``), so the figures are pi-host's and the executor's own cost:
 process start, plugin loading, the session file, the event stream, the bookkeeping.
 
     .venv/bin/python bench/batch_throughput.py [--tasks 12] [--runs 3] [--no-ray]
@@ -28,7 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.interactive.loopback import LoopbackServer, write_models_json  # noqa: E402
+from tests.support.loopback import LoopbackServer, write_models_json  # noqa: E402
 
 MODEL = "loop/loop-1"
 

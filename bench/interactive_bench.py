@@ -3,8 +3,8 @@
     .venv/bin/python bench/interactive_bench.py [--runs 5] [--only pi|pi-host] [--words 2000]
 
 Each side runs ``pi --model loop/loop-1`` (pi-host: ``.venv/bin/pi``; pi: ``node dist/cli.js``)
-in a 100x30 tmux pane (``tests/interactive/terminal.py``) against a loopback chat-completions
-server (``tests/interactive/loopback.py``). Every run gets a fresh agent dir
+in a 100x30 tmux pane (``tests/support/terminal.py``) against a loopback chat-completions
+server (``tests/support/loopback.py``). Every run gets a fresh agent dir
 (``PI_CODING_AGENT_DIR``, with the ``loop`` provider in ``models.json``), ``HOME`` and working
 directory, and ``PI_TELEMETRY=0 PI_SKIP_VERSION_CHECK=1 PI_OFFLINE=1``; pi-host's cache dir
 (``PI_HOST_CACHE_DIR``) is kept across the runs of a side, as it would be once installed. One
@@ -50,10 +50,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests" / "sessions"))
 
-from tests.interactive.loopback import LoopbackServer, Reply, long_text, write_models_json  # noqa: E402
-from tests.interactive.terminal import Terminal, cpu_seconds, tmux_available  # noqa: E402
+from tests.support.loopback import LoopbackServer, Reply, long_text, write_models_json  # noqa: E402
+from tests.support.terminal import Terminal, cpu_seconds, tmux_available  # noqa: E402
 
 WIDTH, HEIGHT = 100, 30
 MARKER = "zqj"
@@ -323,13 +322,13 @@ def main() -> int:
         print("tmux >= 3.2 is required")
         return 1
 
-    from pi_node import find_pi
+    from tests.support.pi_node import find_pi
 
     sides: list[tuple[str, list[str] | None, str]] = []
     if args.only in (None, "pi"):
         pi = find_pi()
         sides.append(
-            ("pi", list(pi) if pi else None, "pi 1.6.0 is not installed, see tests/sessions/pi_node.py")
+            ("pi", list(pi) if pi else None, "pi 1.6.0 is not installed, see tests/support/pi_node.py")
         )
     if args.only in (None, "pi-host"):
         pi_host = Path(sys.executable).with_name("pi")

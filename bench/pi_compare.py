@@ -31,9 +31,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "sessions"))
+sys.path.insert(0, str(REPO))
 
-from pi_node import find_pi  # noqa: E402
+from tests.support.pi_node import find_pi  # noqa: E402
 
 WORDS = 2000
 VOCABULARY = (

@@ -16,9 +16,9 @@ takes some seconds per GiB; ``--data DIR`` keeps the files in ``DIR`` and reuses
 run (the argument values are checked against ``DIR/params.json``).
 
 One run, one process: ``pi -r --model loop/loop-1`` in a 100x30 tmux pane
-(``tests/interactive/terminal.py``) with ``PI_CODING_AGENT_DIR`` on the generated agent dir and the
+(``tests/support/terminal.py``) with ``PI_CODING_AGENT_DIR`` on the generated agent dir and the
 project folder as the working directory (pi-host: ``.venv/bin/pi``; pi: ``node dist/cli.js``, see
-``tests/sessions/pi_node.py``). The clock starts just before ``tmux new-session``:
+``tests/support/pi_node.py``). The clock starts just before ``tmux new-session``:
 
 * **first screen**: the picker is on the screen with its first row, the newest session
   (polled every 5 ms);
@@ -53,7 +53,6 @@ import orjson
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "plugins"))
-sys.path.insert(0, str(REPO / "tests" / "sessions"))
 
 from pi_session_jsonl.paths import default_session_dir, session_file_name  # noqa: E402
 
@@ -309,7 +308,7 @@ def wait_screen(term, test, what: str, timeout: float, poll: float = 0.005) -> f
 
 
 def one_run(argv: list[str], env: dict[str, str], cwd: str, hits: int, timeout: float) -> dict[str, float]:
-    from tests.interactive.terminal import Terminal
+    from tests.support.terminal import Terminal
 
     start = time.perf_counter()
     term = Terminal(argv, env=env, cwd=cwd, width=WIDTH, height=HEIGHT)
@@ -367,8 +366,8 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=60.0)
     args = parser.parse_args()
 
-    from tests.interactive.loopback import write_models_json
-    from tests.interactive.terminal import tmux_available
+    from tests.support.loopback import write_models_json
+    from tests.support.terminal import tmux_available
 
     if not tmux_available():
         print("tmux >= 3.2 is required")
@@ -409,7 +408,7 @@ def main() -> int:
             "PI_SKIP_VERSION_CHECK": "1",
             "PI_OFFLINE": "1",
         }
-        from pi_node import find_pi
+        from tests.support.pi_node import find_pi
 
         sides: list[tuple[str, list[str] | None]] = []
         if args.only in (None, "pi"):

@@ -16,7 +16,7 @@ server and the environments):
                 over a 10,000-delta stream (``bench/providers_throughput.py``).
 
 pi 1.6.0 runs as its installed ``pi`` command does (``dist/bundle/cli.js``, from package.json
-``bin``). Without pi 1.6.0 installed (``tests/sessions/pi_node.py``) only pi-host's figures are
+``bin``). Without pi 1.6.0 installed (``tests/support/pi_node.py``) only pi-host's figures are
 printed.
 Exit status 1 when a ratio is over its target.
 """
@@ -108,7 +108,7 @@ def main() -> int:
         comparison = Comparison(server.url)
         try:
             if not comparison.has_reference:
-                print("pi 1.6.0 is not installed: pi-host's figures only (see tests/sessions/pi_node.py)")
+                print("pi 1.6.0 is not installed: pi-host's figures only (see tests/support/pi_node.py)")
             cases = harness_cases(only, comparison.scratch, comparison.work)
             if cases:
                 failed += report(comparison.compare(cases, args.runs), cases, args.runs)

@@ -46,6 +46,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
+        _keep_module_fixtures_on_one_worker(item)
         try:
             parts = item.path.resolve().relative_to(E2E).parts
         except ValueError:
@@ -53,6 +54,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         item.add_marker(pytest.mark.e2e)
         if len(parts) > 1 and parts[0] in E2E_KINDS:
             item.add_marker(getattr(pytest.mark, E2E_KINDS[parts[0]]))
+
+
+def _keep_module_fixtures_on_one_worker(item: pytest.Item) -> None:
+    """Tests sharing a module-scoped fixture (a pi 1.6.0 run, an installed example, a server)
+    run on one xdist worker (``--dist loadgroup``), so the fixture is built once, not once per
+    worker."""
+    for definitions in item._fixtureinfo.name2fixturedefs.values():  # noqa: SLF001 (pytest has no public reader)
+        for definition in definitions:
+            if definition.scope == "module":
+                item.add_marker(pytest.mark.xdist_group(definition.baseid or item.module.__name__))
+                return
 
 
 _guard = ProcessGuard()

@@ -394,3 +394,30 @@ def test_collect_concatenates_registrations_in_load_order():
     assert host.collect("register_commands") == ["x", "y", "z"]
     assert host.collect_named("register_commands") == [("a", "x"), ("a", "y"), ("c", "z")]
     assert errors[0]["plugin"] == "d" and "disk on fire" in errors[0]["error"]
+
+
+@pytest.mark.parametrize(
+    "source, hook, words",
+    [
+        ("@hookimpl(hookwrapper=True)\ndef on_input(event):\n    yield\n", "on_input", "wrapper"),
+        (
+            "@hookimpl(wrapper=True)\ndef on_agent_start(event):\n    return (yield)\n",
+            "on_agent_start",
+            "wrapper",
+        ),
+        ("@hookimpl\ndef on_tool_calls(event):\n    return None\n", "on_tool_calls", "unknown hook"),
+        ("@hookimpl\ndef register_tool():\n    return []\n", "register_tool", "unknown hook"),
+    ],
+    ids=["hookwrapper", "wrapper", "typo-event", "typo-register"],
+)
+def test_a_plugin_file_with_a_wrapper_or_unknown_hook_is_refused_with_the_hook_named(
+    isolated_environment, tmp_path, source, hook, words
+):
+    """Every variant of a refused file (the command line's one line and exit code for one of them:
+    tests/e2e/cli/test_contract.py)."""
+    plugin = tmp_path / "odd.py"
+    plugin.write_text("from pi_host import hookimpl\n\n\n" + source)
+    host = build_host(isolated_environment["work"], extension_paths=(str(plugin),))
+    record = host.record("odd")
+    assert record is not None and "odd" not in host.plugin_names()
+    assert record.error and hook in record.error and words in record.error

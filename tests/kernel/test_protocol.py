@@ -123,5 +123,5 @@ def _pi_written_messages():
 
 @pytest.mark.parametrize("data", list(_pi_written_messages()))
 def test_messages_from_session_files_written_by_pi_round_trip(data):
-    """Every message in the session files pi 1.6.0 wrote (tests/sessions/fixtures) survives."""
+    """Every message in the session files pi 1.6.0 wrote (tests/fixtures/sessions) survives."""
     assert parse_message(data).to_json() == data

@@ -58,7 +58,8 @@ def pi_host_env(world: World) -> dict[str, str]:
     env.update(
         HOME=str(world.home),
         PI_CODING_AGENT_DIR=str(world.agent),
-        PI_HOST_CACHE_DIR=str(world.root / "cache"),
+        PI_HOST_CACHE_DIR=os.environ.get("PI_HOST_CACHE_DIR")
+        or str(world.root / "cache"),  # the run's warm cache
         XDG_CACHE_HOME=str(world.root / "xdg-cache"),
         PI_TELEMETRY="0",
         PI_OFFLINE="1",

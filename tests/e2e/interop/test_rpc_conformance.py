@@ -1,6 +1,6 @@
 """pi-host's ``--mode rpc`` against pi 1.6.0's: one scripted conversation and command list, run
 through both programs (each against its own loopback server with the same replies), compared
-step by step. Skipped without pi 1.6.0 (see ``tests/sessions/pi_node.py``).
+step by step. Skipped without pi 1.6.0 (see ``tests/support/pi_node.py``).
 
 The comparison ignores ids, timestamps, paths, token counts and texts. Per step (one command and
 the records up to the next command) it checks:

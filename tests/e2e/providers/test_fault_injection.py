@@ -221,7 +221,7 @@ def _run(case: Case, root: Path) -> Run:
         env.update(
             HOME=str(home),
             PI_CODING_AGENT_DIR=str(agent),
-            PI_HOST_CACHE_DIR=str(root / "cache"),
+            PI_HOST_CACHE_DIR=os.environ.get("PI_HOST_CACHE_DIR") or str(root / "cache"),
             XDG_CACHE_HOME=str(root / "xdg"),
         )
         args = ["--model", f"{api.provider}/{api.model}"]

@@ -1,5 +1,5 @@
 """``/tree``, ``/fork``, ``/clone``, ``/model`` and ``/import`` in a real terminal (tmux), on a
-session file written by pi 1.6.0 (``tests/sessions/fixtures/pi_basic.jsonl``, recorded from the
+session file written by pi 1.6.0 (``tests/fixtures/sessions/pi_basic.jsonl``, recorded from the
 real pi by ``make_fixtures.py``), against the loopback OpenAI-compatible server."""
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ a request that already carries a tool result gets a recorded final answer. Paths
 * ``/resp/v1/responses``                               openai-responses
 * ``/g/v1beta/models/<id>:streamGenerateContent``      google-generative-ai
 
-Run it by hand: ``.venv/bin/python tests/providers/demo_server_openai_google.py`` prints the
+Run it by hand: ``.venv/bin/python -m tests.support.providers.demo`` prints the
 base URL and a models.json to use, then serves until interrupted.
 """
 

@@ -2,8 +2,9 @@
 
 Protected resources are the project's ``.pi/settings.json``, ``.pi/mcp.json``, ``.pi/extensions``,
 ``.pi/skills``, ``.pi/prompts``, ``.pi/themes``, ``.pi/SYSTEM.md``, ``.pi/APPEND_SYSTEM.md`` and
-``.agents/skills`` in the working directory or an ancestor. Context files (AGENTS.md) are not
-protected.
+``.agents/skills`` in the working directory or an ancestor (pi's list), and pi-host's own
+``.pi/pi-host-packages.json`` (the project's plugin packages: ``pi install --sync`` would run
+their code). Context files (AGENTS.md) are not protected.
 
 Decision order: ``--approve`` / ``--no-approve``; then a ``project_trust`` plugin vote (the
 caller passes a function that dispatches the event); then the closest saved decision in
@@ -35,6 +36,7 @@ PROTECTED_PI_ENTRIES = (
     "themes",
     "SYSTEM.md",
     "APPEND_SYSTEM.md",
+    "pi-host-packages.json",  # pi-host's: the packages pi install --sync would install
 )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from pi_packages import manifest
 from pi_packages.pip_runner import HOST, PipMissing, installed, normalise, run_pip
+from pi_packages.specs import normalise_spec, pip_install_args, spec_problem
 
 INSTALL_USAGE = """\
 Usage: pi install [-l] [--editable] [-U] [-v] [pip options...] <requirement | path | git URL>...
@@ -54,8 +55,9 @@ VALUE_OPTIONS = {
     "--src", "--upgrade-strategy", "--progress-bar", "--cache-dir", "--trusted-host",
     "--config-settings", "-C", "--global-option", "--proxy", "--timeout", "--retries",
     "--no-binary", "--only-binary", "--cert", "--client-cert", "--exists-action", "--log",
+    "-r", "--requirement", "-t", "--target", "--default-timeout", "--keyring-provider",
+    "--log-file", "--root-user-action", "--use-feature", "--use-deprecated",
 }  # fmt: skip
-ARCHIVE = re.compile(r"\.(whl|zip|tar\.gz|tgz|tar\.bz2|tar)(#.*)?$")
 NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
@@ -76,6 +78,8 @@ class Options:
         self.json = self.help = False
         self.pip: list[str] = []
         self.specs: list[str] = []
+        self.problem: str | None = None
+        """One line saying why the command line cannot be run as it is."""
 
 
 def parse(argv: list[str]) -> Options:
@@ -104,6 +108,8 @@ def parse(argv: list[str]) -> Options:
             pass  # pi's spelling of "the packages, not pi itself"
         elif arg == "--":
             opts.specs.extend(it)
+        elif arg == "-e":  # pip's -e takes the next argument: never let it take a spec
+            opts.problem = "-e is pi's --extension, not pip's; use --editable for an editable install"
         elif arg.startswith("-"):
             opts.pip.append(arg)
             if arg in VALUE_OPTIONS:
@@ -115,21 +121,6 @@ def parse(argv: list[str]) -> Options:
 
         opts.approve = prescan(sys.argv[1:]).approve
     return opts
-
-
-def normalise_spec(spec: str, cwd: str) -> str:
-    """What pip is given and the manifest records: an absolute path for a local path, a
-    ``git+`` URL for pi's ``git:`` sources and bare repository URLs, else the requirement."""
-    if spec.startswith("git:") and not spec.startswith("git://"):
-        return "git+https://" + spec[4:]
-    if spec.startswith(("https://", "http://", "ssh://")) and not ARCHIVE.search(spec):
-        return "git+" + spec
-    if spec.startswith(("git+", "git://")) or "://" in spec or " @ " in spec:
-        return spec
-    looks_like_path = spec.startswith((".", "/", "~")) or os.sep in spec or ARCHIVE.search(spec)
-    if looks_like_path or os.path.exists(os.path.join(cwd, spec)):
-        return os.path.abspath(os.path.join(cwd, os.path.expanduser(spec)))
-    return spec
 
 
 def _scope_path(opts: Options, cwd: str) -> str | None:
@@ -159,7 +150,7 @@ def _install_one(spec: str, opts: Options, path: str, pip_extra: list[str]) -> b
         _err(f"pi: installing {spec} failed: no such file or directory")
         return False
     args = ["install"] + (["-U"] if opts.upgrade else []) + pip_extra
-    args += ["-e", spec] if opts.editable else [spec]
+    args += pip_install_args(spec, opts.editable)
     result = run_pip(args, verbose=opts.verbose)
     if not result.ok:
         detail = result.error_line() if not opts.verbose else "see pip's output above"
@@ -189,14 +180,29 @@ def _install_one(spec: str, opts: Options, path: str, pip_extra: list[str]) -> b
     return True
 
 
+def _refused(spec: Any, path: str | None = None, name: str = "") -> bool:
+    """One line when ``spec`` (from the command line, or ``name``'s in manifest ``path``) must not
+    reach pip; whether it was refused."""
+    problem = spec_problem(spec)
+    if problem is not None:
+        where = f"{path}: refusing {name}'s spec" if path else "refusing"
+        _err(f"pi: {where} {spec!r}: {problem}")
+    return problem is not None
+
+
 def cmd_install(argv: list[str]) -> int:
     opts = parse(argv)
     if opts.help or (not opts.specs and not opts.sync):
         (sys.stdout if opts.help else sys.stderr).write(INSTALL_USAGE)
         return 0 if opts.help else 1
+    if opts.problem:
+        _err(f"pi: {opts.problem}")
+        return 1
     cwd = os.getcwd()
     if opts.sync:
         return _sync(opts, cwd)
+    if [spec for spec in opts.specs if _refused(spec)]:  # nothing is installed: every spec is named
+        return 1
     path = _scope_path(opts, cwd)
     if path is None:
         return 1
@@ -207,6 +213,7 @@ def cmd_install(argv: list[str]) -> int:
             "plugin packages: a requirement, a path or a git URL"
         )
         return 1
+    created = not os.path.exists(path)
     ok = True
     try:
         for spec in opts.specs:
@@ -214,34 +221,67 @@ def cmd_install(argv: list[str]) -> int:
     except PipMissing as exc:
         _err(f"pi: {exc}")
         return 1
+    if created and opts.local and os.path.exists(path):
+        _project_list_note(cwd, opts.approve)
     return 0 if ok else 1
 
 
-def _scopes(cwd: str, approve: bool | None) -> list[tuple[str, str]]:
-    """(scope, manifest path) of the user list and, for a trusted project, the project's."""
+def _project_list_note(cwd: str, approve: bool | None) -> None:
+    """The project's list is a protected resource (like .pi/settings.json): a project that was
+    trusted only because it had nothing to protect now needs a decision before pi reads it."""
+    from pi_host.config.trust import decide_trust
+
+    if not decide_trust(cwd, approve).trusted:
+        _err(
+            f"pi: {manifest.manifest_path('project', cwd)} is read only in a trusted project: "
+            "trust this one (/trust, or -a/--approve) for pi list, pi install --sync and the "
+            "start-up check to use it"
+        )
+
+
+def _scopes(cwd: str, approve: bool | None, skipped: list[str] | None = None) -> list[tuple[str, str]]:
+    """(scope, manifest path) of the user list and, for a trusted project, the project's (an
+    untrusted project's list is one line, and its path is added to ``skipped``)."""
     found = [("user", manifest.manifest_path("user"))]
     project = manifest.manifest_path("project", cwd)
     if os.path.exists(project):
         from pi_host.config.trust import decide_trust
 
-        if decide_trust(cwd, approve).trusted:
+        decision = decide_trust(cwd, approve)
+        if decision.trusted:
             found.append(("project", project))
         else:
-            _err(f"pi: skipping {project}: the project is not trusted")
+            _err(
+                f"pi: skipping {project}: the project is not trusted ({decision.reason}); "
+                "trust it (/trust, or -a/--approve) to use its packages"
+            )
+            if skipped is not None:
+                skipped.append(project)
     return found
+
+
+def _recorded(scopes: list[tuple[str, str]]) -> list[tuple[str, dict[str, Any]]]:
+    """Every (manifest path, entry) of ``scopes``."""
+    return [(path, entry) for _scope, path in scopes for entry in manifest.read_entries(path)]
+
+
+def _allowed(targets: list[tuple[str, dict[str, Any]]]) -> tuple[list[tuple[str, dict[str, Any]]], bool]:
+    """The ``targets`` whose recorded spec may go to pip, and whether all of them may (a manifest
+    can come with a repository: each refused spec is one line and is skipped)."""
+    good = [(path, e) for path, e in targets if not _refused(e.get("spec"), path, e["name"])]
+    return good, len(good) == len(targets)
 
 
 def _sync(opts: Options, cwd: str) -> int:
     dists = installed()
-    missing: list[tuple[str, dict[str, Any]]] = []
-    for _scope, path in _scopes(cwd, opts.approve):
-        for entry in manifest.read_entries(path):
-            if normalise(entry["name"]) not in dists and entry.get("spec"):
-                missing.append((path, entry))
+    skipped: list[str] = []
+    recorded = _recorded(_scopes(cwd, opts.approve, skipped))
+    missing, ok = _allowed([(p, e) for p, e in recorded if normalise(e["name"]) not in dists])
+    ok = ok and not skipped  # an untrusted project's packages were asked for and not installed
     if not missing:
-        _out("Every recorded plugin package is installed")
-        return 0
-    ok = True
+        if ok:
+            _out("Every recorded plugin package is installed")
+        return 0 if ok else 1
     try:
         for path, entry in missing:
             one = Options()
@@ -285,7 +325,7 @@ def cmd_remove(argv: list[str]) -> int:
             _out(f"Removed {name} from {path}; still installed: {other} lists it")
             continue
         try:
-            result = run_pip(["uninstall", "-y", dists[normalise(name)].name], verbose=opts.verbose)
+            result = run_pip(["uninstall", "-y", "--", dists[normalise(name)].name], verbose=opts.verbose)
         except PipMissing as exc:
             _err(f"pi: {exc}")
             return 1
@@ -381,17 +421,18 @@ def cmd_update(argv: list[str]) -> int:
     if opts.help:
         sys.stdout.write(UPDATE_USAGE)
         return 0
+    if opts.problem:
+        _err(f"pi: {opts.problem}")
+        return 1
     cwd = os.getcwd()
-    targets: list[tuple[str, dict[str, Any]]] = []
-    scopes = _scopes(cwd, opts.approve)
     if opts.local:
         path = _scope_path(opts, cwd)
         if path is None:
             return 1
         scopes = [("project", path)]
-    for _scope, path in scopes:
-        for entry in manifest.read_entries(path):
-            targets.append((path, entry))
+    else:
+        scopes = _scopes(cwd, opts.approve)
+    targets = _recorded(scopes)
     if opts.specs:
         chosen = []
         for key in opts.specs:
@@ -401,10 +442,12 @@ def cmd_update(argv: list[str]) -> int:
                 return 1
             chosen += found
         targets = chosen
+    targets, valid = _allowed(targets)
     if not targets:
-        _out("No recorded plugin packages to update")
-        return 0
-    ok = True
+        if valid:
+            _out("No recorded plugin packages to update")
+        return 0 if valid else 1
+    ok = valid
     try:
         for path, entry in targets:
             one = Options()

@@ -22,6 +22,8 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
+from pi_packages.pip_errors import failure_cause
+
 GROUP = "pi_host"
 HOST = "pi-host"
 
@@ -85,11 +87,8 @@ class PipResult:
     """(name, version) of the other distributions it installed (dependencies)."""
 
     def error_line(self) -> str:
-        """pip's last ``ERROR:`` line (its conclusion), else its last line."""
-        lines = [line.strip() for line in self.output.splitlines() if line.strip()]
-        errors = [line for line in lines if line.startswith("ERROR:")]
-        line = (errors or lines or ["pip failed without output"])[-1]
-        return line.removeprefix("ERROR:").strip()
+        """Why pip failed, in one line (see :mod:`pi_packages.pip_errors`)."""
+        return failure_cause(self.output)
 
     def warnings(self) -> list[str]:
         return [

@@ -1,13 +1,12 @@
-"""Running ``pi`` as a subprocess with an ``extension_examples/`` plugin loaded by ``-e``, or with
-the example installed by the real ``pi install`` into a throw-away environment."""
+"""Running ``pi`` with an ``extension_examples/`` plugin loaded by ``-e`` (``example_module``, for
+``tests.support.pi.run_pi``), or with the example installed by the real ``pi install`` into a
+throw-away environment."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,22 +20,6 @@ from tests.support.venv import make_venv, pi_install_example, venv_pi
 def example_module(package: str, module: str) -> str:
     """The package directory of an example, for ``-e`` (loaded without installing it)."""
     return str(EXAMPLES / package / module)
-
-
-def pi(*args: str, script=None, env: dict | None = None, cwd=None) -> subprocess.CompletedProcess:
-    full_env = dict(os.environ)
-    if script is not None:
-        full_env["PI_FAUX_SCRIPT"] = json.dumps(script)
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "pi_host", *args],
-        input="",
-        capture_output=True,
-        text=True,
-        env=full_env,
-        cwd=cwd,
-        timeout=60,
-    )
 
 
 # --- an example installed by the real `pi install` --------------------------------------------

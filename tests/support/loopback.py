@@ -18,7 +18,7 @@ body is kept (``requests``, parsed JSON, in arrival order) and, with ``jsonl=``,
 JSONL file, one body per line; ``exchanges`` has the details (path, headers, status, chunks sent,
 times). ``GET .../models`` lists ``loop-1``.
 
-Run as a script to serve replies by hand: ``python tests/interactive/loopback.py --slow 2000``
+Run as a script to serve replies by hand: ``python -m tests.support.loopback --slow 2000``
 prints the base URL and logs requests on stderr.
 """
 
@@ -29,18 +29,18 @@ import json
 import os
 import select
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 MODEL = "loop-1"
 PROVIDER = "loop"
+PRINT = ("--model", f"{PROVIDER}/{MODEL}", "--no-session", "-p")
+"""The arguments of a ``pi -p`` run on the loopback model, without a session file (for ``run_pi``)."""
 
 WORDS = (
     "the quick brown fox jumps over a lazy dog while seven wizards quietly judge boxing matches "
@@ -519,19 +519,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
-
-
-def run_print(
-    *args: str, drop: Callable[[str], bool] = lambda name: False, **env: str
-) -> subprocess.CompletedProcess:
-    """``pi --model loop/loop-1 --no-session -p <args>`` as a subprocess, in this process's
-    environment less the variables ``drop`` picks, plus ``env``."""
-    environment = {name: value for name, value in os.environ.items() if not drop(name)}
-    environment.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "pi_host", "--model", f"{PROVIDER}/{MODEL}", "--no-session", "-p", *args],
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=60,
-    )

@@ -1,17 +1,23 @@
-"""Running the real ``pi`` command in session tests, and seeing what it sent to the model.
+"""Seeing what the real ``pi`` command sent to the model, in session tests.
 
 ``recorder(tmp)`` writes a plugin (loaded with ``-e``) that appends the messages of every
-provider request to the file named by ``PI_TEST_REQUESTS``, one JSON list a line.
+provider request to the file named by ``PI_TEST_REQUESTS``, one JSON list a line:
+
+    out = run_pi(*FAUX, "-e", str(recorder(tmp)), "-p", "hi", script=ANSWER, env=recording(requests))
+    [sent] = recorded(requests)
+    assert conversation(sent) == ["hi"]
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+FAUX = ("--model", "faux/faux-1")
+"""The arguments that put ``pi`` on the built-in faux model."""
+ANSWER = [{"text": "answer"}]
+"""The faux script of a run that only needs some answer."""
 
 RECORDER = """
 import json, os
@@ -33,34 +39,9 @@ def recorder(directory: Path) -> Path:
     return path
 
 
-def pi_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "pi_host", "--model", "faux/faux-1", *args]
-
-
-def pi_env(script: list[dict[str, Any]] | None = None, requests: Path | None = None) -> dict[str, str]:
-    env = {**os.environ, "PI_FAUX_SCRIPT": json.dumps(script or [{"text": "answer"}])}
-    if requests is not None:
-        env["PI_TEST_REQUESTS"] = str(requests)
-    return env
-
-
-def run_pi(
-    *args: str,
-    cwd: Path,
-    stdin: str = "",
-    script: list[dict[str, Any]] | None = None,
-    requests: Path | None = None,
-    timeout: float = 60,
-) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        pi_command(*args),
-        cwd=cwd,
-        env=pi_env(script, requests),
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+def recording(requests: Path) -> dict[str, str]:
+    """The environment (for ``run_pi(env=...)``) that has the recorder plugin write to ``requests``."""
+    return {"PI_TEST_REQUESTS": str(requests)}
 
 
 def recorded(requests: Path) -> list[list[dict[str, Any]]]:

@@ -1,17 +1,20 @@
-"""Shared helpers for the tool tests: run a tool the way the loop does."""
+"""Shared helpers for the tool tests: run a tool the way the loop does, or the real ``pi`` with
+the scripted faux model (``pi_cli``)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
-import sys
 import time
 from typing import Any
 
 from pi_host.loop.tools import ToolContext, ToolResult
 from pi_host.protocol.abort import AbortController, AbortSignal
+from tests.support.pi import run_pi
+
+FAUX = ("--model", "faux/faux-1", "--no-session")
+"""The arguments of a run on the scripted faux model without a session file."""
 
 
 def text_of(result: ToolResult) -> str:
@@ -53,15 +56,10 @@ def pi_cli(
     env: dict[str, str] | None = None,
     timeout: float = 20,
 ) -> tuple[subprocess.CompletedProcess[str], float]:
-    """Run the real ``pi`` command (``python -m pi_host``) with the scripted faux model; returns
-    the finished process and its wall time in seconds."""
-    full_env = {**os.environ, "PI_FAUX_SCRIPT": json.dumps(script), **(env or {})}
-    command = [sys.executable, "-m", "pi_host", "--model", "faux/faux-1", "--no-session", *args]
+    """``run_pi`` on the scripted faux model without a session file; returns the finished
+    process and its wall time in seconds (the tests about tools that must not hang check it)."""
     started = time.monotonic()
-    done = subprocess.run(
-        command, cwd=cwd, env=full_env, capture_output=True, text=True, stdin=subprocess.DEVNULL,
-        timeout=timeout,
-    )  # fmt: skip
+    done = run_pi(*FAUX, *args, script=script, cwd=cwd, env=env, timeout=timeout)
     return done, time.monotonic() - started
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import glob
 import json
-import os
-import subprocess
-import sys
+
+from tests.support.pi import run_pi
 
 SUMMARY = "## Goal\nRead the four notes files.\n\n## Progress\n### Done\n- [x] Read notes1.txt to notes3.txt"
 SCRIPT = [
@@ -26,22 +25,14 @@ def test_json_mode_run_compacts_between_tool_turns(isolated_environment, tmp_pat
     for i in range(1, 5):
         lines = [f"line {n}: the quick brown fox jumps over the lazy dog in notes{i}" for n in range(90)]
         (work / f"notes{i}.txt").write_text("\n".join(lines) + "\n")
-    env = dict(os.environ, PI_FAUX_SCRIPT=json.dumps(SCRIPT))
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pi_host",
-            "--mode",
-            "json",
-            "--model",
-            "faux/faux-small",
-            "Read the four notes files",
-        ],
+    out = run_pi(
+        "--mode",
+        "json",
+        "--model",
+        "faux/faux-small",
+        "Read the four notes files",
         cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
+        script=SCRIPT,
         timeout=120,
     )
     assert out.returncode == 0, out.stderr

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
+from functools import partial
 
 import pytest
 
-PI = os.path.join(os.path.dirname(sys.executable), "pi")
-pytestmark = pytest.mark.skipif(not os.path.exists(PI), reason="pi entry point not installed")
+from tests.support.pi import PI_SCRIPT, run_pi
+
+pytestmark = pytest.mark.skipif(not os.path.exists(PI_SCRIPT[0]), reason="pi entry point not installed")
+
+pi = partial(run_pi, "--model", "faux/faux-1", command=PI_SCRIPT)
+"""The ``pi`` console script on the faux model."""
 
 
 def make_project(work):
@@ -25,18 +28,6 @@ def make_project(work):
     )
 
 
-def run(work, *args, stdin=""):
-    return subprocess.run(
-        [PI, "--model", "faux/faux-1", *args],
-        cwd=work,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=dict(os.environ),
-    )
-
-
 def events(stdout):
     return [json.loads(line) for line in stdout.splitlines() if line.strip()]
 
@@ -44,7 +35,7 @@ def events(stdout):
 def test_json_run_carries_context_and_expands_template(isolated_environment):
     work = isolated_environment["work"]
     make_project(work)
-    result = run(work, "-a", "--mode", "json", "--no-session", "/review main.py speed memory")
+    result = pi("-a", "--mode", "json", "--no-session", "/review main.py speed memory", cwd=work)
     assert result.returncode == 0, result.stderr
     ends = [e["message"] for e in events(result.stdout) if e["type"] == "message_end"]
     system = next(m for m in ends if m["role"] == "system")
@@ -62,7 +53,7 @@ def test_json_run_carries_context_and_expands_template(isolated_environment):
 def test_untrusted_print_run_skips_project_resources_with_one_line(isolated_environment):
     work = isolated_environment["work"]
     make_project(work)
-    result = run(work, "-p", "/review main.py")
+    result = pi("-p", "/review main.py", cwd=work)
     assert result.returncode == 0
     assert result.stdout == "faux: /review main.py\n"  # the project template was not loaded
     skipped = [line for line in result.stderr.splitlines() if "not trusted" in line]
@@ -72,10 +63,10 @@ def test_untrusted_print_run_skips_project_resources_with_one_line(isolated_envi
 def test_at_file_arguments_and_missing_file(isolated_environment):
     work = isolated_environment["work"]
     (work / "notes.txt").write_text("hello notes")
-    ok = run(work, "-p", "@notes.txt", "Summarise")
+    ok = pi("-p", "@notes.txt", "Summarise", cwd=work)
     assert ok.returncode == 0
     assert ok.stdout == f'faux: <file name="{work / "notes.txt"}">\nhello notes\n</file>\nSummarise\n'
-    missing = run(work, "-p", "@absent.txt", "x")
+    missing = pi("-p", "@absent.txt", "x", cwd=work)
     assert missing.returncode == 1
     assert str(work / "absent.txt") in missing.stderr
 
@@ -83,8 +74,7 @@ def test_at_file_arguments_and_missing_file(isolated_environment):
 def test_prompt_flags_on_the_command_line(isolated_environment, tmp_path):
     work = isolated_environment["work"]
     make_project(work)
-    result = run(
-        work,
+    result = pi(
         *("--mode", "json", "--no-session", "-nc", "-ns", "-np"),
         *(
             "--system-prompt",
@@ -96,6 +86,7 @@ def test_prompt_flags_on_the_command_line(isolated_environment, tmp_path):
         ),
         *("--skill", str(work / ".pi" / "skills" / "hello")),
         "/skill:hello bonjour",
+        cwd=work,
     )
     assert result.returncode == 0, result.stderr
     ends = [e["message"] for e in events(result.stdout) if e["type"] == "message_end"]

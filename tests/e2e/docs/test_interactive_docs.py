@@ -3,12 +3,10 @@ headless in print mode (dialogs answer their default) and in the terminal; the r
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 
 from tests.support.paths import DOCS
+from tests.support.pi import run_pi
 
 DOC = DOCS / "interactive.md"
 
@@ -22,9 +20,15 @@ def example(heading: str) -> str:
 def test_the_ctx_ui_example_runs_headless_in_print_mode(isolated_environment, tmp_path):
     plugin = tmp_path / "deploy.py"
     plugin.write_text(example("`ctx.ui` for plugins"))
-    out = subprocess.run(
-        [sys.executable, "-m", "pi_host", "--model", "faux/faux-1", "--no-session", "-e", str(plugin), "-p", "/deploy"],
-        cwd=isolated_environment["work"], env=dict(os.environ), capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    out = run_pi(
+        "--model",
+        "faux/faux-1",
+        "--no-session",
+        "-e",
+        str(plugin),
+        "-p",
+        "/deploy",
+        cwd=isolated_environment["work"],
+    )
     assert out.returncode == 0, out.stderr
     assert out.stderr == "" and out.stdout == ""  # confirm said no at once; notify shows nothing headless

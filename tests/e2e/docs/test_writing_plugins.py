@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import glob
 import json
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 from tests.support.paths import DOCS
+from tests.support.pi import run_pi
 
 DOC = DOCS / "writing-plugins.md"
 
@@ -23,17 +20,6 @@ def example(heading: str) -> str:
     return re.search(r"```python\n(.*?)```", section, re.S).group(1)
 
 
-def pi(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "pi_host", *args],
-        cwd=cwd,
-        env=dict(os.environ),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
 def test_the_complete_plugin_blocks_sudo(isolated_environment, tmp_path):
     plugin = tmp_path / "my_tools.py"
     plugin.write_text(example("A complete plugin"))
@@ -41,29 +27,20 @@ def test_the_complete_plugin_blocks_sudo(isolated_environment, tmp_path):
         {"toolCalls": [{"name": "bash", "arguments": {"command": "sudo ls"}}]},
         {"text": "{{lastToolResult}}"},
     ]
-    env = {"PI_FAUX_SCRIPT": json.dumps(script)}
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pi_host",
-            "-p",
-            "--no-session",
-            "--model",
-            "faux/faux-1",
-            "-e",
-            str(plugin),
-            "go",
-        ],
+    out = run_pi(
+        "-p",
+        "--no-session",
+        "--model",
+        "faux/faux-1",
+        "-e",
+        str(plugin),
+        "go",
         cwd=isolated_environment["work"],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=60,
+        script=script,
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "no sudo here"
-    listing = pi("plugins", "--json", "-e", str(plugin), cwd=isolated_environment["work"])
+    listing = run_pi("plugins", "--json", "-e", str(plugin), cwd=isolated_environment["work"])
     row = next(r for r in json.loads(listing.stdout) if r["name"] == "my_tools")
     assert row["hooks"] == ["on_tool_call", "register_tools"]
 
@@ -71,7 +48,7 @@ def test_the_complete_plugin_blocks_sudo(isolated_environment, tmp_path):
 def test_the_mode_example_is_selectable(isolated_environment, tmp_path):
     plugin = tmp_path / "shout_mode.py"
     plugin.write_text(example("Writing a mode"))
-    out = pi(
+    out = run_pi(
         "--mode",
         "shout",
         "--no-session",
@@ -90,9 +67,9 @@ def test_the_command_example_names_the_session(isolated_environment, tmp_path):
     plugin = tmp_path / "rename.py"
     plugin.write_text(example("Commands and flags"))
     work, agent = isolated_environment["work"], isolated_environment["agent"]
-    out = pi("-p", "--model", "faux/faux-1", "-e", str(plugin), "hi", "/rename my work", cwd=work)
+    out = run_pi("-p", "--model", "faux/faux-1", "-e", str(plugin), "hi", "/rename my work", cwd=work)
     assert out.returncode == 0, out.stderr
     [path] = glob.glob(str(agent / "sessions" / "*" / "*.jsonl"))
     entries = [json.loads(line) for line in open(path, encoding="utf-8")]
     assert [e["name"] for e in entries if e["type"] == "session_info"] == ["my work"]
-    assert "--loud" in pi("--help", "-e", str(plugin), cwd=work).stdout
+    assert "--loud" in run_pi("--help", "-e", str(plugin), cwd=work).stdout

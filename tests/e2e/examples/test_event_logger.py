@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.support.examples import example_module, pi
+from tests.support.examples import example_module
+from tests.support.pi import run_pi
 
 LOGGER = example_module("pi-event-logger", "pi_event_logger")
 
@@ -37,13 +38,13 @@ def test_the_flag_beats_the_environment_which_beats_the_default(tmp_path, isolat
     flag_log, env_log = tmp_path / "flag.jsonl", tmp_path / "env.jsonl"
     env = {"PI_EVENT_LOG": str(env_log)}
     args = ["-p", "--model", "faux/faux-1", "-e", LOGGER]
-    out = pi(*args, "--event-log", str(flag_log), "hello", env=env)
+    out = run_pi(*args, "--event-log", str(flag_log), "hello", env=env)
     assert out.returncode == 0, out.stderr
     assert outline(read_log(flag_log))[0] == "session_start" and not env_log.exists()
-    assert pi(*args, "again", env=env).returncode == 0
+    assert run_pi(*args, "again", env=env).returncode == 0
     assert outline(read_log(env_log))[-1] == "session_shutdown"
-    assert pi(*args, "third").returncode == 0
+    assert run_pi(*args, "third").returncode == 0
     [default] = (isolated_environment["agent"] / "logs").glob("events-*.jsonl")
     assert read_log(default)[0]["mode"] == "print"
-    help_text = pi("-e", LOGGER, "--help").stdout
+    help_text = run_pi("-e", LOGGER, "--help").stdout
     assert "--event-log" in help_text

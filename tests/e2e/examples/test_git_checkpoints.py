@@ -11,7 +11,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.support.examples import example_module, pi
+from tests.support.examples import example_module
+from tests.support.pi import run_pi
 
 CHECKPOINTS = example_module("pi-git-checkpoints", "pi_git_checkpoints")
 
@@ -34,7 +35,7 @@ def test_outside_a_git_repository_it_does_nothing_and_says_so_once(isolated_envi
         {"toolCalls": [write("b.txt", "y\n")]},
         {"text": "wrote both"},
     ]
-    out = pi("-p", "--model", "faux/faux-1", "-e", CHECKPOINTS, "write", script=script)
+    out = run_pi("-p", "--model", "faux/faux-1", "-e", CHECKPOINTS, "write", script=script)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "wrote both"
     notice = f"pi-git-checkpoints: {work} is not in a git work tree; no checkpoints are taken"
@@ -42,5 +43,5 @@ def test_outside_a_git_repository_it_does_nothing_and_says_so_once(isolated_envi
     assert not (work / ".git").exists()
     [session_file] = (isolated_environment["agent"] / "sessions").rglob("*.jsonl")
     assert "git-checkpoint" not in session_file.read_text()
-    rewind = pi("-c", "-p", "--model", "faux/faux-1", "-e", CHECKPOINTS, "/rewind")
+    rewind = run_pi("-c", "-p", "--model", "faux/faux-1", "-e", CHECKPOINTS, "/rewind")
     assert "is not in a git work tree; there are no checkpoints" in rewind.stdout

@@ -11,8 +11,8 @@ import pytest
 from tests.support.examples import (
     example_module,
     install_example,
-    pi,
 )
+from tests.support.pi import run_pi
 
 GATE = example_module("pi-permission-gate", "pi_permission_gate")
 
@@ -27,6 +27,6 @@ def test_print_mode_lets_ordinary_commands_run():
         {"toolCalls": [{"name": "bash", "arguments": {"command": "echo gate-open"}}]},
         {"text": "result: {{lastToolResult}}"},
     ]
-    out = pi("-p", "--no-session", "--model", "faux/faux-1", "-e", GATE, "say", script=script)
+    out = run_pi("-p", "--no-session", "--model", "faux/faux-1", "-e", GATE, "say", script=script)
     assert out.returncode == 0, out.stderr
     assert "gate-open" in out.stdout and "pi-permission-gate" not in out.stdout

@@ -13,8 +13,8 @@ import pytest
 from tests.support.examples import (
     example_module,
     install_example,
-    pi,
 )
+from tests.support.pi import run_pi
 
 GUARD = example_module("pi-protected-paths", "pi_protected_paths")
 
@@ -24,7 +24,7 @@ def run_tool(name: str, arguments: dict):
         {"toolCalls": [{"name": name, "arguments": arguments}]},
         {"text": "tool said: {{lastToolResult}}"},
     ]
-    out = pi("-p", "--no-session", "--model", "faux/faux-1", "-e", GUARD, "do it", script=script)
+    out = run_pi("-p", "--no-session", "--model", "faux/faux-1", "-e", GUARD, "do it", script=script)
     assert out.returncode == 0, out.stderr
     return out.stdout
 

@@ -11,8 +11,8 @@ import pytest
 from tests.support.examples import (
     example_module,
     install_example,
-    pi,
 )
+from tests.support.pi import run_pi
 
 TODOS = example_module("pi-todos", "pi_todos")
 
@@ -27,13 +27,13 @@ def todo(action: str, **fields) -> dict:
 
 
 def test_a_new_session_starts_empty():
-    out = pi("-p", "--no-session", "--model", "faux/faux-1", "-e", TODOS, "/todos")
+    out = run_pi("-p", "--no-session", "--model", "faux/faux-1", "-e", TODOS, "/todos")
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("No todos.")
 
 
 def test_bad_actions_are_tool_errors():
     script = [{"toolCalls": [todo("done", id=7)]}, {"text": "said: {{lastToolResult}}"}]
-    out = pi("-p", "--no-session", "--model", "faux/faux-1", "-e", TODOS, "finish", script=script)
+    out = run_pi("-p", "--no-session", "--model", "faux/faux-1", "-e", TODOS, "finish", script=script)
     assert out.returncode == 0, out.stderr
     assert "no todo #7" in out.stdout

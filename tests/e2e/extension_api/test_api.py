@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from tests.e2e.cli.test_cli import pi
 from tests.support.paths import SUPPORT
+from tests.support.pi import run_pi
 from tests.support.sdk import new_session
 
 PLUGIN = str(SUPPORT / "control_plugin.py")
@@ -41,6 +41,6 @@ def test_exec_passes_environment_additions_and_stdin():
 
 
 def test_print_mode_reports_a_session_switch_it_cannot_do(isolated_environment):
-    done = pi("--model", "faux/faux-1", "-e", PLUGIN, "-p", "/mknew")
+    done = run_pi("--model", "faux/faux-1", "-e", PLUGIN, "-p", "/mknew")
     assert "ctx.new_session needs a mode that can replace its session" in done.stderr
     assert "'print'" in done.stderr

@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 
 from pi_host.lib.extension_api import ExtensionApi
-from tests.e2e.cli.test_cli import pi
+from tests.support.pi import run_pi
 from tests.support.sdk import new_session
 
 PLUGIN = textwrap.dedent(
@@ -78,7 +78,7 @@ def test_a_command_uses_the_extension_api_end_to_end(tmp_path, isolated_environm
     plugin = tmp_path / "demo_plugin.py"
     plugin.write_text(PLUGIN)
     script = [{"text": "got: {{userMessages}}"}]
-    result = pi("-p", "--model", "faux/faux-1", "-e", str(plugin), "/demo", script=script)
+    result = run_pi("-p", "--model", "faux/faux-1", "-e", str(plugin), "/demo", script=script)
     assert result.returncode == 0, result.stderr
     # The model saw the stored custom message, the user message, then the next-turn message.
     assert result.stdout == "got: remember X | hello there | next-turn note\n"
@@ -135,10 +135,10 @@ def test_custom_entries_and_labels_survive_resume(tmp_path, isolated_environment
         )
     )
     script = [{"text": "one"}, {"text": "two"}]
-    first = pi("-p", "--model", "faux/faux-1", "-e", str(plugin), "hi", script=script)
+    first = run_pi("-p", "--model", "faux/faux-1", "-e", str(plugin), "hi", script=script)
     assert first.returncode == 0, first.stderr
     assert "restored: []" in first.stderr
-    second = pi("-p", "-c", "--model", "faux/faux-1", "-e", str(plugin), "again", script=script[1:])
+    second = run_pi("-p", "-c", "--model", "faux/faux-1", "-e", str(plugin), "again", script=script[1:])
     assert second.returncode == 0, second.stderr
     assert "restored: [{'n': 1}]" in second.stderr
     counters = [e["data"] for e in session_file(isolated_environment["agent"]) if e["type"] == "custom"]
@@ -183,7 +183,7 @@ def test_print_mode_waits_for_a_run_a_command_started(tmp_path, isolated_environ
             """
         )
     )
-    result = pi(
+    result = run_pi(
         "-p", "--model", "faux/faux-1", "-e", str(plugin), "/ask why", script=[{"text": "{{userMessages}}"}]
     )
     assert result.returncode == 0, result.stderr

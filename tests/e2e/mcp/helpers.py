@@ -1,17 +1,23 @@
+"""The MCP tests' setup and runs: ``pi`` is the installed console script (as a user types it),
+through ``tests.support.pi``."""
+
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 from tests.support.paths import SUPPORT
+from tests.support.pi import PI_SCRIPT, run_pi, start_pi
 
-PI = str(Path(sys.executable).with_name("pi"))
 SERVERS = str(SUPPORT / "mcp_servers.py")
 TIME = {"command": sys.executable, "args": ["-m", "mcp_server_time"]}
 TEST_STDIO = {"command": sys.executable, "args": [SERVERS, "stdio"]}
+
+pi = partial(run_pi, command=PI_SCRIPT)
+"""``run_pi`` with the ``pi`` console script."""
 
 
 def write_config(path: Path, servers: dict) -> None:
@@ -19,40 +25,24 @@ def write_config(path: Path, servers: dict) -> None:
     path.write_text(json.dumps({"mcpServers": servers}))
 
 
-def run_pi(
-    args: list[str], script: list | None = None, timeout: float = 60, **kw
-) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    if script is not None:
-        env["PI_FAUX_SCRIPT"] = json.dumps(script)
-    return subprocess.run(
-        [PI, *args], capture_output=True, text=True, timeout=timeout, env=env, cwd=os.getcwd(), **kw
-    )
-
-
 def prompt(text: str, script: list, *extra: str) -> subprocess.CompletedProcess:
-    return run_pi(["-p", text, "--model", "faux/faux-1", "--no-session", *extra], script)
+    """``pi -p <text>`` on the scripted faux model, without a session file."""
+    return pi(*faux_prompt(text), *extra, script=script)
 
 
 def together(*runs: tuple) -> list[subprocess.CompletedProcess]:
-    """Several ``run_pi(args, script[, env])`` at once (independent runs: less wall time), stdin
-    closed; ``env`` adds to the environment of that run."""
-    started = []
-    for args, script, *more in runs:
-        env = {**os.environ, **(more[0] if more else {})}
-        if script is not None:
-            env["PI_FAUX_SCRIPT"] = json.dumps(script)
-        started.append(
-            subprocess.Popen(
-                [PI, *args],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                env=env,
-                cwd=os.getcwd(),
-            )
+    """Several ``pi(*args, script=script[, env=env])`` at once (independent runs: less wall
+    time), stdin closed; ``env`` adds to the environment of that run."""
+    started = [
+        start_pi(
+            *args,
+            script=script,
+            env=more[0] if more else None,
+            command=PI_SCRIPT,
+            stdin=subprocess.DEVNULL,
         )
+        for args, script, *more in runs
+    ]
     done = []
     for process in started:
         out, err = process.communicate(timeout=60)

@@ -9,44 +9,40 @@ import sys
 
 import pytest
 
-from tests.e2e.mcp.helpers import run_pi, write_config
+from tests.e2e.mcp.helpers import pi, write_config
 from tests.support.pi_node import find_pi, pi_env
 
 
-def _add_time(runner) -> subprocess.CompletedProcess:
-    return runner(
-        [
-            "mcp",
-            "add",
-            "time",
-            "--env",
-            "FOO=bar",
-            "--description",
-            "Time tools",
-            "--",
-            sys.executable,
-            "-m",
-            "mcp_server_time",
-        ]
+def _add_time() -> subprocess.CompletedProcess:
+    return pi(
+        "mcp",
+        "add",
+        "time",
+        "--env",
+        "FOO=bar",
+        "--description",
+        "Time tools",
+        "--",
+        sys.executable,
+        "-m",
+        "mcp_server_time",
     )
 
 
 def test_add_list_remove(isolated_environment):
     agent = isolated_environment["agent"]
-    done = _add_time(run_pi)
+    done = _add_time()
     assert done.returncode == 0 and f'Added global MCP server "time" in {agent / "mcp.json"}.' in done.stdout
-    http = run_pi(
-        [
-            "mcp",
-            "add",
-            "docs",
-            "--url",
-            "http://127.0.0.1:9/mcp",
-            "--bearer-token-env-var",
-            "TOK",
-            "--exposure",
-            "direct",
-        ]
+    http = pi(
+        "mcp",
+        "add",
+        "docs",
+        "--url",
+        "http://127.0.0.1:9/mcp",
+        "--bearer-token-env-var",
+        "TOK",
+        "--exposure",
+        "direct",
     )
     assert http.returncode == 0, http.stderr
     assert json.loads((agent / "mcp.json").read_text()) == {
@@ -64,7 +60,7 @@ def test_add_list_remove(isolated_environment):
             },
         }
     }
-    listed = run_pi(["mcp", "list"])
+    listed = pi("mcp", "list")
     assert listed.returncode == 1  # docs cannot resolve ${TOK}
     assert "time: connected, 2 tools (codemode, global)" in listed.stdout
     assert "tools: get_current_time, convert_time" in listed.stdout
@@ -72,10 +68,10 @@ def test_add_list_remove(isolated_environment):
         'Failed to resolve MCP server "docs" header "Authorization" from environment variable: TOK'
         in listed.stdout
     )
-    removed = run_pi(["mcp", "remove", "docs"])
+    removed = pi("mcp", "remove", "docs")
     assert removed.returncode == 0 and 'Removed global MCP server "docs"' in removed.stdout
-    assert run_pi(["mcp", "remove", "docs"]).returncode == 1
-    as_json = json.loads(run_pi(["mcp", "list", "--json"]).stdout)
+    assert pi("mcp", "remove", "docs").returncode == 1
+    as_json = json.loads(pi("mcp", "list", "--json").stdout)
     assert [(s["name"], s["state"], s["tools"]) for s in as_json["servers"]] == [
         ("time", "connected", ["get_current_time", "convert_time"])
     ]
@@ -90,7 +86,7 @@ def test_invalid_entries_are_reported_with_pis_messages(isolated_environment):
             "off": {"command": "x", "enabled": False},
         },
     )
-    listed = run_pi(["mcp", "list", "--json"])
+    listed = pi("mcp", "list", "--json")
     data = json.loads(listed.stdout)
     assert listed.returncode == 1
     assert [(s["name"], s["state"]) for s in data["servers"]] == [("off", "disabled")]
@@ -102,13 +98,13 @@ def test_invalid_entries_are_reported_with_pis_messages(isolated_environment):
 
 
 def test_local_add_in_an_untrusted_project_says_it_is_ignored(isolated_environment):
-    done = run_pi(["mcp", "add", "-l", "y", "--", "foo"])
+    done = pi("mcp", "add", "-l", "y", "--", "foo")
     assert done.returncode == 0
     assert "The project is not trusted" in done.stdout
     assert json.loads((isolated_environment["work"] / ".pi" / "mcp.json").read_text()) == {
         "mcpServers": {"y": {"command": "foo"}}
     }
-    assert json.loads(run_pi(["mcp", "list", "--json"]).stdout)["servers"] == []
+    assert json.loads(pi("mcp", "list", "--json").stdout)["servers"] == []
 
 
 PI = find_pi()
@@ -123,7 +119,7 @@ def _node(argv: list[str], agent) -> subprocess.CompletedProcess:
 @needs_pi
 def test_pi_reads_what_pi_host_writes(isolated_environment):
     agent = isolated_environment["agent"]
-    assert _add_time(run_pi).returncode == 0
+    assert _add_time().returncode == 0
     listed = _node(["mcp", "list", "--json"], agent)
     servers = json.loads(listed.stdout)["servers"]
     assert [(s["name"], s["state"], s["tools"]) for s in servers] == [
@@ -138,7 +134,7 @@ def test_pi_host_reads_what_pi_writes(isolated_environment):
         ["mcp", "add", "clock", "--exposure", "direct", "--", sys.executable, "-m", "mcp_server_time"], agent
     )
     assert done.returncode == 0, done.stderr
-    ours = json.loads(run_pi(["mcp", "list", "--json"]).stdout)["servers"]
+    ours = json.loads(pi("mcp", "list", "--json").stdout)["servers"]
     theirs = json.loads(_node(["mcp", "list", "--json"], agent).stdout)["servers"]
     keys = ("name", "scope", "source", "enabled", "exposure", "transport", "state", "tools")
     assert [{k: s[k] for k in keys} for s in ours] == [{k: s[k] for k in keys} for s in theirs]

@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 from pi_mcp.config import load_servers
 
-from tests.e2e.mcp.helpers import PI, faux_prompt, prompt, run_pi, together, write_config
+from tests.e2e.mcp.helpers import faux_prompt, pi, prompt, together, write_config
 from tests.support.paths import REPO
+from tests.support.pi import PI_SCRIPT, start_pi
 
 TOOL = "mcp__docs__whoami"
 CALL = [{"toolCalls": [{"name": TOOL, "arguments": {}}]}, {"text": "result: {{lastToolResult}}"}]
@@ -233,7 +234,7 @@ def _no_secret(server: AuthServer, *texts: str) -> None:
 
 def test_sign_in_use_refresh_and_sign_out(isolated_environment, auth_server, tmp_path, monkeypatch):
     agent, server = isolated_environment["agent"], auth_server
-    added = run_pi(["mcp", "add", "docs", "--url", server.url, "--exposure", "direct"])
+    added = pi("mcp", "add", "docs", "--url", server.url, "--exposure", "direct")
     assert added.returncode == 0, added.stderr
     assert "If it requires sign-in: pi mcp login docs" in added.stdout
 
@@ -257,7 +258,7 @@ def test_sign_in_use_refresh_and_sign_out(isolated_environment, auth_server, tmp
 
     # 2. pi mcp login through the scripted browser
     log = _browser(tmp_path, monkeypatch)
-    login = run_pi(["mcp", "login", "docs", "--timeout", "30"], stdin=subprocess.DEVNULL)
+    login = pi("mcp", "login", "docs", "--timeout", "30")
     assert login.returncode == 0, login.stdout + login.stderr
     assert 'Sign in to MCP server "docs" in your browser:\nhttp://127.0.0.1:' in login.stdout
     assert login.stdout.rstrip().endswith('Signed in to MCP server "docs" (2 tools).')
@@ -308,11 +309,11 @@ def test_sign_in_use_refresh_and_sign_out(isolated_environment, auth_server, tmp
 
     # pi mcp remove keeps the credentials: adding the server back needs no sign-in
     before = path.read_text()
-    assert run_pi(["mcp", "remove", "docs"]).returncode == 0 and path.read_text() == before
-    assert run_pi(["mcp", "add", "docs", "--url", server.url, "--exposure", "direct"]).returncode == 0
+    assert pi("mcp", "remove", "docs").returncode == 0 and path.read_text() == before
+    assert pi("mcp", "add", "docs", "--url", server.url, "--exposure", "direct").returncode == 0
 
     # 5. pi mcp logout deletes them; a run needs sign-in again
-    out = run_pi(["mcp", "logout", "docs"])
+    out = pi("mcp", "logout", "docs")
     assert out.returncode == 0 and out.stdout.strip() == 'Signed out of MCP server "docs".'
     assert _entries(agent) == {}
     twice, after = together((["mcp", "logout", "docs"], None), (faux_prompt("who?"), CALL))
@@ -333,13 +334,17 @@ def test_sign_in_and_out_within_a_session(isolated_environment, auth_server, tmp
         {"toolCalls": [{"name": "mcp__docs__revoke_all", "arguments": {}}]},
         {"toolCalls": [{"name": TOOL, "arguments": {}}]},
         {"text": "revoked: {{lastToolResult}}"},
-        {"toolCalls": [{"name": "bash", "arguments": {"command": f"{PI} mcp login docs < /dev/null"}}]},
+        {
+            "toolCalls": [
+                {"name": "bash", "arguments": {"command": f"{PI_SCRIPT[0]} mcp login docs < /dev/null"}}
+            ]
+        },
         {"text": "agent: {{lastToolResult}}"},
         {"toolCalls": [{"name": TOOL, "arguments": {}}]},
         {"text": "back: {{lastToolResult}}"},
     ]
     prompts = ["/mcp login docs", "go", "/mcp", "sign in", "again", "/mcp logout docs"]
-    done = run_pi(["--mode", "json", "--model", "faux/faux-1", *prompts], script, stdin=subprocess.DEVNULL)
+    done = pi("--mode", "json", "--model", "faux/faux-1", *prompts, script=script)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert 'Signed in to MCP server "docs" (2 tools).' in out
@@ -386,13 +391,7 @@ def test_a_pasted_redirect_url_completes_the_sign_in(
     script.write_text(PASTE_BROWSER)
     monkeypatch.setenv("BROWSER", f"{sys.executable} {script} %s {landed}")
     master, slave = pty.openpty()
-    login = subprocess.Popen(
-        [PI, "mcp", "login", "docs", "--timeout", "20"],
-        stdin=slave,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    login = start_pi("mcp", "login", "docs", "--timeout", "20", command=PI_SCRIPT, stdin=slave)
     os.close(slave)
     try:
         deadline = time.monotonic() + 20
@@ -413,24 +412,22 @@ def test_a_pasted_redirect_url_completes_the_sign_in(
 
 
 def test_add_writes_the_oauth_object(isolated_environment):
-    added = run_pi(
-        [
-            "mcp",
-            "add",
-            "api",
-            "--url",
-            "https://mcp.example.com/mcp",
-            "--oauth-client-id",
-            "my-client",
-            "--oauth-client-secret",
-            "${API_SECRET}",
-            "--oauth-callback-port",
-            "8765",
-            "--oauth-client-name",
-            "Claude Code",
-            "--oauth-client-registration",
-            "dcr",
-        ]
+    added = pi(
+        "mcp",
+        "add",
+        "api",
+        "--url",
+        "https://mcp.example.com/mcp",
+        "--oauth-client-id",
+        "my-client",
+        "--oauth-client-secret",
+        "${API_SECRET}",
+        "--oauth-callback-port",
+        "8765",
+        "--oauth-client-name",
+        "Claude Code",
+        "--oauth-client-registration",
+        "dcr",
     )
     assert added.returncode == 0, added.stderr
     assert json.loads((isolated_environment["agent"] / "mcp.json").read_text()) == {
@@ -481,8 +478,8 @@ def test_bad_oauth_config_is_one_line_per_entry(isolated_environment):
         'server "g": oauth.authServerMetadataUrl must be an https URL, or http on localhost, 127.0.0.1, or [::1]',
         'server "h": oauth.scope must be a string',
     ]
-    listed = run_pi(["mcp", "list", "--json"])
+    listed = pi("mcp", "list", "--json")
     assert listed.returncode == 1
     assert json.loads(listed.stdout)["errors"] == errors
-    login = run_pi(["mcp", "login", "a"])
+    login = pi("mcp", "login", "a")
     assert login.returncode == 1 and login.stderr.strip() == 'No MCP server named "a". Configured: good.'

@@ -15,7 +15,7 @@ def _system_sections(stdout: str) -> dict:
 
 
 def test_the_cli_lists_deferred_servers_in_the_system_prompt(isolated_environment):
-    from tests.e2e.mcp.helpers import TEST_STDIO, TIME, run_pi, write_config
+    from tests.e2e.mcp.helpers import TEST_STDIO, TIME, pi, write_config
 
     write_config(
         isolated_environment["agent"] / "mcp.json",
@@ -26,7 +26,7 @@ def test_the_cli_lists_deferred_servers_in_the_system_prompt(isolated_environmen
             "clock": {**TIME, "exposure": "direct"},  # nothing deferred: not listed
         },
     )
-    done = run_pi(["--mode", "json", "--model", "faux/faux-1", "--no-session", "hi"], [{"text": "ok"}])
+    done = pi("--mode", "json", "--model", "faux/faux-1", "--no-session", "hi", script=[{"text": "ok"}])
     assert done.returncode == 0, done.stderr
     section = _system_sections(done.stdout)["mcp_servers"]
     assert section.splitlines() == [
@@ -42,10 +42,10 @@ def test_the_cli_lists_deferred_servers_in_the_system_prompt(isolated_environmen
 def test_no_deferred_server_means_no_section_and_deferred_resource_tools_are_searchable(
     isolated_environment,
 ):
-    from tests.e2e.mcp.helpers import TEST_STDIO, prompt, run_pi, write_config
+    from tests.e2e.mcp.helpers import TEST_STDIO, pi, prompt, write_config
 
     write_config(isolated_environment["agent"] / "mcp.json", {"docs": {**TEST_STDIO, "exposure": "direct"}})
-    done = run_pi(["--mode", "json", "--model", "faux/faux-1", "--no-session", "hi"], [{"text": "ok"}])
+    done = pi("--mode", "json", "--model", "faux/faux-1", "--no-session", "hi", script=[{"text": "ok"}])
     assert "mcp_servers" not in _system_sections(done.stdout)
 
     write_config(isolated_environment["agent"] / "mcp.json", {"docs": {**TEST_STDIO, "exposure": "deferred"}})

@@ -8,7 +8,7 @@ import json
 import os
 import re
 
-from tests.e2e.mcp.helpers import TEST_STDIO, prompt, run_pi, write_config
+from tests.e2e.mcp.helpers import TEST_STDIO, pi, prompt, write_config
 
 
 def _call(name: str, arguments: dict) -> list:
@@ -49,9 +49,14 @@ def test_read_text_template_image_and_binary_resources(isolated_environment):
     assert "got: Read me: the answer is 42." in done.stdout
     done = prompt("note", _call("read_mcp_resource", {"server": "docs", "uri": "notes://todo"}))
     assert "got: note todo" in done.stdout
-    done = run_pi(
-        ["--mode", "json", "--model", "faux/faux-1", "--no-session", "logo"],
-        _call("read_mcp_resource", {"server": "docs", "uri": "docs://logo.png"}),
+    done = pi(
+        "--mode",
+        "json",
+        "--model",
+        "faux/faux-1",
+        "--no-session",
+        "logo",
+        script=_call("read_mcp_resource", {"server": "docs", "uri": "docs://logo.png"}),
     )
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     result = next(e for e in events if e["type"] == "tool_execution_end")["result"]

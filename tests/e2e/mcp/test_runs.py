@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests.e2e.mcp.helpers import SERVERS, TEST_STDIO, TIME, prompt, run_pi, write_config
+from tests.e2e.mcp.helpers import SERVERS, TEST_STDIO, TIME, pi, prompt, write_config
 
 CALL_TIME = [
     {"toolCalls": [{"name": "mcp__time__get_current_time", "arguments": {"timezone": "UTC"}}]},
@@ -39,8 +39,16 @@ def test_json_mode_lists_the_tools_with_pis_names_and_hooks_see_the_call(isolate
         "def on_mcp_servers_change(event, ctx):\n"
         "    print('servers:', [(s['name'], s['state']) for s in event['servers']], flush=True)\n"
     )
-    done = run_pi(
-        ["--mode", "json", "-e", str(plugin), "--model", "faux/faux-1", "--no-session", "time?"], CALL_TIME
+    done = pi(
+        "--mode",
+        "json",
+        "-e",
+        str(plugin),
+        "--model",
+        "faux/faux-1",
+        "--no-session",
+        "time?",
+        script=CALL_TIME,
     )
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
@@ -86,7 +94,7 @@ def test_hidden_and_untrusted_project_servers_are_not_reachable(isolated_environ
     done = prompt("time?", script)
     assert done.returncode == 0, done.stderr
     assert "Tool mcp__time__get_current_time not found" in done.stdout
-    listed = run_pi(["mcp", "list", "--json"])
+    listed = pi("mcp", "list", "--json")
     assert [s["name"] for s in json.loads(listed.stdout)["servers"]] == ["time"]
     trusted = prompt("time?", CALL_TIME[:1] + [{"text": "t: {{lastToolResult}}"}], "--approve")
     assert "Tool mcp__time__get_current_time not found" in trusted.stdout  # hidden stays hidden
@@ -174,7 +182,7 @@ def test_streamable_http_server_round_trips(isolated_environment, http_server):
         isolated_environment["agent"] / "mcp.json",
         {"web": {"url": http_server, "headers": {"X-Test": "${HOME}"}, "exposure": "direct"}},
     )
-    listed = run_pi(["mcp", "list"])
+    listed = pi("mcp", "list")
     assert listed.returncode == 0, listed.stdout + listed.stderr
     assert "web: connected, 4 tools (direct, global)" in listed.stdout
     script = [
@@ -198,9 +206,16 @@ def test_slash_mcp_shows_status_and_restart_brings_tools_back(isolated_environme
         {"toolCalls": [{"name": "mcp__t__echo", "arguments": {"text": "back"}}]},
         {"text": "after restart: {{lastToolResult}}"},
     ]
-    done = run_pi(
-        ["--mode", "json", "--model", "faux/faux-1", "--no-session", "crash it", "/mcp restart t", "echo"],
-        script,
+    done = pi(
+        "--mode",
+        "json",
+        "--model",
+        "faux/faux-1",
+        "--no-session",
+        "crash it",
+        "/mcp restart t",
+        "echo",
+        script=script,
     )
     assert done.returncode == 0, done.stderr
     assert "Restarted MCP t: connected" in done.stdout
@@ -222,7 +237,7 @@ def test_a_model_on_a_loopback_server_calls_the_tool_and_gets_its_result(isolate
     call = ToolCall("mcp__time__get_current_time", {"timezone": "Europe/Paris"})
     with LoopbackServer([Reply("", tool_calls=[call]), Reply("it is late")]) as server:
         write_models_json(isolated_environment["agent"], server.url)
-        done = run_pi(["-p", "what time is it", "--model", "loop/loop-1", "--no-session"])
+        done = pi("-p", "what time is it", "--model", "loop/loop-1", "--no-session")
         assert done.returncode == 0, done.stderr
         assert "it is late" in done.stdout
         first, second = server.requests
@@ -244,7 +259,7 @@ def test_mcp_server_git_lists_pi_named_tools_and_a_model_driven_call_round_trips
     (repo / "untracked.txt").write_text("new\n")
     server = {"command": sys.executable, "args": ["-m", "mcp_server_git", "--repository", str(repo)]}
     write_config(isolated_environment["agent"] / "mcp.json", {"git": {**server, "exposure": "direct"}})
-    listed = run_pi(["mcp", "list", "--json"])
+    listed = pi("mcp", "list", "--json")
     assert listed.returncode == 0, listed.stderr
     assert "git_status" in listed.stdout
     script = [
@@ -252,7 +267,7 @@ def test_mcp_server_git_lists_pi_named_tools_and_a_model_driven_call_round_trips
         {"toolCalls": [{"name": "mcp__git__git_log", "arguments": {"repo_path": str(repo)}}]},
         {"text": "log: {{lastToolResult}}"},
     ]
-    done = run_pi(["--mode", "json", "--model", "faux/faux-1", "--no-session", "what changed?"], script)
+    done = pi("--mode", "json", "--model", "faux/faux-1", "--no-session", "what changed?", script=script)
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     system = next(
@@ -272,9 +287,15 @@ def test_a_changed_tool_list_adds_and_withdraws_tools(isolated_environment):
         {"toolCalls": [{"name": "mcp__docs__fresh", "arguments": {"text": "x"}}]},
         {"text": "second: {{lastToolResult}}"},
     ]
-    done = run_pi(
-        ["--mode", "json", "--model", "faux/faux-1", "--no-session", "grow the tools", "use the new one"],
-        script,
+    done = pi(
+        "--mode",
+        "json",
+        "--model",
+        "faux/faux-1",
+        "--no-session",
+        "grow the tools",
+        "use the new one",
+        script=script,
     )
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]

@@ -5,15 +5,11 @@ Also: no key configured gives one clear line; ``--list-models``."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 from tests.plugins.pi_provider_anthropic.test_session import answer_turn
+from tests.support.pi import run_pi
 from tests.support.providers.sse import Reply, sse_events
 
-PI = [sys.executable, "-m", "pi_host"]
 ANSWER = "The file says: hello from the real file"
 
 
@@ -81,12 +77,9 @@ def setup(sse_server, env) -> None:
     sse_server.enqueue(Reply.sse(read_turn(), chunk_size=11), Reply.sse(answer_turn(ANSWER), chunk_size=11))
 
 
-def run_pi(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
-    environ = {
-        k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("ANTHROPIC_")
-    }
-    environ.update(env)
-    return subprocess.run([*PI, *args], cwd=cwd, env=environ, capture_output=True, text=True, timeout=60)
+def credential(name: str) -> bool:
+    """The variables left out of pi's environment: no key or Anthropic setting but the test's own."""
+    return name.endswith("_API_KEY") or name.startswith("ANTHROPIC_")
 
 
 def test_print_mode_tool_round_trip(sse_server, isolated_environment):
@@ -98,6 +91,7 @@ def test_print_mode_tool_round_trip(sse_server, isolated_environment):
         "local-claude/claude-local",
         "What does notes.txt say?",
         cwd=isolated_environment["work"],
+        drop=credential,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == ANSWER
@@ -118,6 +112,7 @@ def test_json_mode_events(sse_server, isolated_environment):
         "local-claude/claude-local:low",
         "What does notes.txt say?",
         cwd=isolated_environment["work"],
+        drop=credential,
     )
     assert result.returncode == 0, result.stderr
     events = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
@@ -137,11 +132,23 @@ def test_json_mode_events(sse_server, isolated_environment):
 
 def test_without_a_key_one_clear_line(isolated_environment):
     result = run_pi(
-        "-p", "--no-session", "--model", "anthropic/claude-opus-4-8", "hi", cwd=isolated_environment["work"]
+        "-p",
+        "--no-session",
+        "--model",
+        "anthropic/claude-opus-4-8",
+        "hi",
+        cwd=isolated_environment["work"],
+        drop=credential,
     )
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "ANTHROPIC_API_KEY" in lines[0] and "auth.json" in lines[0]
-    result = run_pi("--list-models", "opus-4-8", cwd=isolated_environment["work"], ANTHROPIC_API_KEY="x")
+    result = run_pi(
+        "--list-models",
+        "opus-4-8",
+        cwd=isolated_environment["work"],
+        env={"ANTHROPIC_API_KEY": "x"},
+        drop=credential,
+    )
     assert result.returncode == 0
     assert "claude-opus-4-8" in result.stdout

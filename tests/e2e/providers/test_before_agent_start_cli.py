@@ -9,8 +9,9 @@ import glob
 import json
 import textwrap
 
-from tests.e2e.providers.test_anthropic_cli import run_pi
+from tests.e2e.providers.test_anthropic_cli import credential
 from tests.plugins.pi_provider_anthropic.test_session import answer_turn
+from tests.support.pi import run_pi
 from tests.support.providers.sse import Reply
 
 PLUGIN = """
@@ -43,7 +44,9 @@ def test_returned_system_prompt_reaches_the_provider(sse_server, isolated_enviro
     plugin = tmp_path / "forcer.py"
     plugin.write_text(textwrap.dedent(PLUGIN))
     sse_server.enqueue(Reply.sse(answer_turn("ok")))
-    out = run_pi("-p", "--model", "local-claude/claude-local", "-e", str(plugin), "hi", cwd=work)
+    out = run_pi(
+        "-p", "--model", "local-claude/claude-local", "-e", str(plugin), "hi", cwd=work, drop=credential
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
     system = json.dumps(sse_server.requests[0].json["system"])

@@ -5,16 +5,11 @@ answers. Print and JSON modes."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from tests.support.pi import run_pi
 from tests.support.providers.demo import ANSWER, models_json
-
-PI = [sys.executable, "-m", "pi_host"]
 
 MODELS = {
     "openai-completions": "loop-completions/demo-chat",
@@ -31,15 +26,21 @@ def workspace(demo, isolated_environment):
     return isolated_environment
 
 
-def run_pi(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    return subprocess.run([*PI, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+def api_key(name: str) -> bool:
+    """The variables left out of pi's environment: the keys are in models.json."""
+    return name.endswith("_API_KEY")
 
 
 @pytest.mark.parametrize("api", list(MODELS))
 def test_print_mode_tool_round_trip(demo, workspace, api):
     result = run_pi(
-        "-p", "--no-session", "--model", MODELS[api], "What does notes.txt say?", cwd=workspace["work"]
+        "-p",
+        "--no-session",
+        "--model",
+        MODELS[api],
+        "What does notes.txt say?",
+        cwd=workspace["work"],
+        drop=api_key,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == ANSWER
@@ -57,6 +58,7 @@ def test_json_mode_events(demo, workspace):
         MODELS["openai-responses"],
         "What does notes.txt say?",
         cwd=workspace["work"],
+        drop=api_key,
     )
     assert result.returncode == 0, result.stderr
     records = [json.loads(line) for line in result.stdout.splitlines()]

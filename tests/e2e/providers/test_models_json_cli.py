@@ -7,22 +7,17 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
-import sys
 import time
 from pathlib import Path
 
+from tests.support.pi import run_pi
 from tests.support.pi_node import find_pi, run_print  # noqa: E402
 from tests.support.providers.recording import RecordingServer
 
-PI_HOST = [sys.executable, "-m", "pi_host"]
 
-
-def run_host(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    return subprocess.run(
-        [*PI_HOST, *args], cwd=cwd, env={**base, **(env or {})}, capture_output=True, text=True, timeout=60
-    )
+def api_key(name: str) -> bool:
+    """The variables left out of pi-host's environment: only models.json and auth.json give keys."""
+    return name.endswith("_API_KEY")
 
 
 def both(models: dict, model: str, env, *extra: str):
@@ -32,7 +27,7 @@ def both(models: dict, model: str, env, *extra: str):
     results = []
     with RecordingServer() as server:
         _write_urls(env["agent"], models, server.url)
-        done = run_host(*args, cwd=env["work"])
+        done = run_pi(*args, cwd=env["work"], drop=api_key)
         assert done.returncode == 0, done.stderr
         results.append(("pi-host", server.chats()))
     pi = find_pi()
@@ -140,7 +135,7 @@ def test_expired_xai_token_is_refreshed_and_written_back(isolated_environment):
             {"access_token": "new-access", "refresh_token": "refresh-2", "expires_in": 3600},
         )
         token_url = {"PI_HOST_OAUTH_TOKEN_URL": server.url + "/token"}
-        done = run_host(
+        done = run_pi(
             "-p",
             "--no-session",
             "--model",
@@ -148,6 +143,7 @@ def test_expired_xai_token_is_refreshed_and_written_back(isolated_environment):
             "hi",
             cwd=isolated_environment["work"],
             env=token_url,
+            drop=api_key,
         )
         assert done.returncode == 0, done.stderr
         token, chat = server.requests
@@ -173,7 +169,7 @@ def test_token_expiring_within_five_minutes_is_refreshed_once(isolated_environme
         _xai_setup(isolated_environment, server, time.time() * 1000 + 2 * 60 * 1000)
         server.token_reply = (200, {"access_token": "new-access", "expires_in": 7200})
         token_url = {"PI_HOST_OAUTH_TOKEN_URL": server.url + "/token"}
-        done = run_host(
+        done = run_pi(
             "-p",
             "--no-session",
             "--model",
@@ -181,6 +177,7 @@ def test_token_expiring_within_five_minutes_is_refreshed_once(isolated_environme
             "hi",
             cwd=isolated_environment["work"],
             env=token_url,
+            drop=api_key,
         )
         assert done.returncode == 0, done.stderr
         assert [r.path for r in server.requests].count("/token") == 1
@@ -194,7 +191,7 @@ def test_failed_refresh_is_an_error_and_keeps_the_credential(isolated_environmen
         auth = _xai_setup(isolated_environment, server, time.time() * 1000 - 1000)
         before = auth.read_text()
         token_url = {"PI_HOST_OAUTH_TOKEN_URL": server.url + "/token", "XAI_API_KEY": "xai-env-key"}
-        done = run_host(
+        done = run_pi(
             "-p",
             "--no-session",
             "--model",
@@ -202,6 +199,7 @@ def test_failed_refresh_is_an_error_and_keeps_the_credential(isolated_environmen
             "hi",
             cwd=isolated_environment["work"],
             env=token_url,
+            drop=api_key,
         )
         assert done.returncode != 0
         assert "OAuth refresh failed for xai" in done.stderr

@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from tests.support.loopback import LoopbackServer, Reply, run_print, write_models_json
+from tests.support.loopback import PRINT, LoopbackServer, Reply, write_models_json
+from tests.support.pi import run_pi
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
 
@@ -41,13 +42,14 @@ def tls_server(certificate):
         yield server
 
 
-def run_pi(*args: str, **env: str) -> subprocess.CompletedProcess:
-    return run_print(*args, drop=lambda name: name in ("SSL_CERT_FILE", "SSL_CERT_DIR"), **env)
+def cert_setting(name: str) -> bool:
+    """The variables left out of pi's environment: only a test's own certificate settings count."""
+    return name in ("SSL_CERT_FILE", "SSL_CERT_DIR")
 
 
 def test_https_with_a_trusted_certificate_streams_the_answer(isolated_environment, tls_server, certificate):
     write_models_json(isolated_environment["agent"], tls_server.url)
-    out = run_pi("hi", SSL_CERT_FILE=str(certificate[0]))
+    out = run_pi(*PRINT, "hi", env={"SSL_CERT_FILE": str(certificate[0])}, drop=cert_setting)
     assert out.returncode == 0, out.stderr
     assert "over tls" in out.stdout
     assert tls_server.requests and tls_server.requests[0]["messages"][-1]["content"] in (
@@ -60,7 +62,7 @@ def test_an_untrusted_certificate_is_refused_in_one_line(isolated_environment, t
     write_models_json(isolated_environment["agent"], tls_server.url)
     # A refused certificate is a connection error, retried with backoff by default: not here.
     (isolated_environment["agent"] / "settings.json").write_text('{"retry": {"enabled": false}}')
-    out = run_pi("hi")  # certifi's bundle does not hold a self-signed certificate
+    out = run_pi(*PRINT, "hi", drop=cert_setting)  # certifi's bundle does not hold a self-signed certificate
     assert out.returncode != 0
     assert "certificate" in out.stderr.lower() or "certificate" in out.stdout.lower()
     assert not tls_server.requests

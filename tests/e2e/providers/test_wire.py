@@ -5,13 +5,13 @@ httpx), and failures described in httpx's words."""
 
 from __future__ import annotations
 
-import subprocess
+from tests.support.loopback import PRINT, LoopbackServer, Reply, write_models_json
+from tests.support.pi import run_pi
 
-from tests.support.loopback import LoopbackServer, Reply, run_print, write_models_json
 
-
-def run_pi(*args: str, **env: str) -> subprocess.CompletedProcess:
-    return run_print(*args, drop=lambda name: name.lower().endswith("_proxy"), **env)
+def proxy_setting(name: str) -> bool:
+    """The variables left out of pi's environment: only a test's own proxy settings count."""
+    return name.lower().endswith("_proxy")
 
 
 def count_connections(server: LoopbackServer) -> list[object]:
@@ -36,7 +36,7 @@ def test_the_turns_of_a_run_share_one_kept_alive_connection(isolated_environment
     accepted = count_connections(server)
     with server.start():
         write_models_json(isolated_environment["agent"], server.url)
-        out = run_pi("read notes.txt")
+        out = run_pi(*PRINT, "read notes.txt", drop=proxy_setting)
     assert out.returncode == 0, out.stderr
     assert "read it" in out.stdout
     assert len(server.requests) == 2
@@ -48,7 +48,7 @@ def test_a_proxy_in_the_environment_carries_the_request(isolated_environment):
     with LoopbackServer([Reply("through the proxy")]) as proxy:
         # The configured server does not exist: only the proxy can answer.
         write_models_json(isolated_environment["agent"], "http://127.0.0.1:9/v1")
-        out = run_pi("hi", HTTP_PROXY=proxy.url, NO_PROXY="")
+        out = run_pi(*PRINT, "hi", env={"HTTP_PROXY": proxy.url, "NO_PROXY": ""}, drop=proxy_setting)
     assert out.returncode == 0, out.stderr
     assert "through the proxy" in out.stdout
     assert proxy.exchanges[0].path == "http://127.0.0.1:9/v1/chat/completions"  # absolute form
@@ -57,7 +57,7 @@ def test_a_proxy_in_the_environment_carries_the_request(isolated_environment):
 def test_a_refused_connection_is_one_clear_line(isolated_environment):
     write_models_json(isolated_environment["agent"], "http://127.0.0.1:9/v1")
     (isolated_environment["agent"] / "settings.json").write_text('{"retry": {"enabled": false}}')
-    out = run_pi("hi")
+    out = run_pi(*PRINT, "hi", drop=proxy_setting)
     assert out.returncode != 0
     lines = [line for line in (out.stdout + out.stderr).splitlines() if "Connection error" in line]
     assert len(lines) == 1, out

@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import json
 import os
+from functools import partial
 from pathlib import Path
 
 import pytest
 
-from tests.support.recorder import conversation, recorded, recorder, run_pi
+from tests.support.pi import run_pi
+from tests.support.recorder import ANSWER, FAUX, conversation, recorded, recorder, recording
 from tests.support.session_files import assistant, entry, header, read_jsonl, user, write_jsonl
+
+pi = partial(run_pi, *FAUX, script=ANSWER)
+"""``pi`` on the faux model, which answers "answer" unless a test gives its own script."""
 
 
 def _content(record: dict, content) -> dict:
@@ -52,8 +57,15 @@ def test_session_with_one_bad_entry_still_answers(isolated_environment, tmp_path
         handle.write((_deep_line("a1") if bad is None else json.dumps(bad)) + "\n")
     original = path.read_bytes()
     requests = tmp_path / "requests.jsonl"
-    out = run_pi(
-        "-e", str(recorder(tmp_path)), "--session", str(path), "-p", "hello", cwd=work, requests=requests
+    out = pi(
+        "-e",
+        str(recorder(tmp_path)),
+        "--session",
+        str(path),
+        "-p",
+        "hello",
+        cwd=work,
+        env=recording(requests),
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "answer"
@@ -70,7 +82,7 @@ def test_session_with_one_bad_entry_still_answers(isolated_environment, tmp_path
     assert all(
         later["parentId"] == earlier["id"] for earlier, later in zip(appended, appended[1:], strict=False)
     )
-    again = run_pi("--session", str(path), "-p", "and again", cwd=work, script=[{"text": "second"}])
+    again = pi("--session", str(path), "-p", "and again", cwd=work, script=[{"text": "second"}])
     assert again.returncode == 0 and again.stdout.strip() == "second", again.stderr
 
 
@@ -85,8 +97,15 @@ def test_string_version_keeps_the_tree(isolated_environment, tmp_path):
     path = write_jsonl(work / "s.jsonl", records)
     original = path.read_bytes()
     requests = tmp_path / "requests.jsonl"
-    out = run_pi(
-        "-e", str(recorder(tmp_path)), "--session", str(path), "-p", "hello", cwd=work, requests=requests
+    out = pi(
+        "-e",
+        str(recorder(tmp_path)),
+        "--session",
+        str(path),
+        "-p",
+        "hello",
+        cwd=work,
+        env=recording(requests),
     )
     assert out.returncode == 0, out.stderr
     assert "migrated" not in out.stderr and not (work / "s.jsonl.v1.bak").exists()
@@ -117,7 +136,7 @@ def _old_session(folder: Path, name: str, session_id: str, cwd: Path, bad: dict)
 def folder_with_bad_files(isolated_environment):
     """A sessions folder with one good session (the newest), two with a bad entry, and a FIFO."""
     work, agent = isolated_environment["work"], isolated_environment["agent"]
-    first = run_pi("-p", "first", cwd=work)
+    first = pi("-p", "first", cwd=work)
     assert first.returncode == 0, first.stderr
     [good] = list(agent.glob("sessions/*/*.jsonl"))
     folder = good.parent
@@ -145,7 +164,7 @@ def _user_texts(path: Path) -> list[str]:
 
 def test_resume_lists_past_bad_files_and_reads_the_choice_from_stdin(folder_with_bad_files):
     work, good, fifo = (folder_with_bad_files[k] for k in ("work", "good", "fifo"))
-    out = run_pi("-r", "-p", "again", cwd=work, stdin="1\n", timeout=30)
+    out = pi("-r", "-p", "again", cwd=work, stdin="1\n", timeout=30)
     assert out.returncode == 0, out.stderr
     assert f"skipped {fifo}: it is a FIFO (named pipe), not a regular file" in out.stderr
     assert "aaaa1111.jsonl:3: field message.timestamp: out of range" in out.stderr
@@ -157,14 +176,14 @@ def test_resume_lists_past_bad_files_and_reads_the_choice_from_stdin(folder_with
 
 def test_continue_and_id_prefix_skip_a_fifo(folder_with_bad_files):
     work, good, fifo = (folder_with_bad_files[k] for k in ("work", "good", "fifo"))
-    out = run_pi("-c", "-p", "continued", cwd=work, timeout=30)
+    out = pi("-c", "-p", "continued", cwd=work, timeout=30)
     assert out.returncode == 0, out.stderr
     assert str(fifo) in out.stderr and "FIFO" in out.stderr
     prefix = read_jsonl(good)[0]["id"][:8]
-    by_prefix = run_pi("--session", prefix, "-p", "by prefix", cwd=work, timeout=30)
+    by_prefix = pi("--session", prefix, "-p", "by prefix", cwd=work, timeout=30)
     assert by_prefix.returncode == 0, by_prefix.stderr
     assert _user_texts(good) == ["first", "continued", "by prefix"]
-    old = run_pi("--session", "aaaa1111", "-p", "old one", cwd=work, timeout=30)
+    old = pi("--session", "aaaa1111", "-p", "old one", cwd=work, timeout=30)
     assert old.returncode == 0, old.stderr  # a file with a bad entry still opens by id
 
 
@@ -172,7 +191,7 @@ def test_session_on_a_fifo_or_a_device_is_refused_in_one_line(isolated_environme
     work = isolated_environment["work"]
     fifo = work / "pipe.jsonl"
     os.mkfifo(fifo)
-    out = run_pi("--session", str(fifo), "-p", "x", cwd=work, timeout=30)
+    out = pi("--session", str(fifo), "-p", "x", cwd=work, timeout=30)
     assert out.returncode == 1
     assert (
         out.stderr.strip()
@@ -181,11 +200,11 @@ def test_session_on_a_fifo_or_a_device_is_refused_in_one_line(isolated_environme
     )
     device = work / "null.jsonl"
     device.symlink_to("/dev/null")
-    out = run_pi("--session", str(device), "-p", "x", cwd=work, timeout=30)
+    out = pi("--session", str(device), "-p", "x", cwd=work, timeout=30)
     assert out.returncode == 1
     assert f"Cannot open session {device}: it is a character device, not a regular file" in out.stderr
     assert len([line for line in out.stderr.splitlines() if line.strip()]) == 1, out.stderr
     broken = work / "gone.jsonl"
     broken.symlink_to(tmp_path / "nowhere.jsonl")
-    out = run_pi("--session", str(broken), "-p", "x", cwd=work, timeout=30)
+    out = pi("--session", str(broken), "-p", "x", cwd=work, timeout=30)
     assert out.returncode == 1 and "broken symbolic link" in out.stderr

@@ -2,30 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
+from functools import partial
 from pathlib import Path
 
+from tests.support.pi import PI_SCRIPT, run_pi
 from tests.support.session_files import read_jsonl
 
-PI_HOST = str(Path(sys.executable).with_name("pi"))
-
-
-def pi(
-    *args: str, cwd: Path, stdin: str | None = None, script: list | None = None
-) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PI_FAUX_SCRIPT": json.dumps(script or [{"text": "ok"}])}
-    return subprocess.run(
-        [PI_HOST, "--model", "faux/faux-1", *args],
-        cwd=cwd,
-        env=env,
-        input=stdin or "",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+pi = partial(run_pi, "--model", "faux/faux-1", command=PI_SCRIPT, script=[{"text": "ok"}])
+"""The ``pi`` console script on the faux model (which answers "ok")."""
 
 
 def session_files(agent: Path) -> list[Path]:

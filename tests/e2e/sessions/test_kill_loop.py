@@ -30,7 +30,8 @@ from typing import Any
 
 from pi_session_jsonl.store import JsonlStore
 
-from tests.support.recorder import conversation, pi_command, pi_env, recorded, recorder, run_pi
+from tests.support.pi import run_pi, start_pi
+from tests.support.recorder import FAUX, conversation, recorded, recorder, recording
 
 SEED = 1112
 ROUNDS = 24
@@ -87,15 +88,20 @@ def _kill_round(
 ) -> dict:
     sig = [signal.SIGKILL, signal.SIGTERM, signal.SIGINT][number % 3]
     after_events = rng.randint(0, 45)  # 0: during start-up, before any event (loading, closing calls)
-    command = pi_command("--mode", "json", "-e", str(plugin), "--session", str(path), f"prompt {number}")
-    proc = subprocess.Popen(
-        command,
+    proc = start_pi(
+        *FAUX,
+        "--mode",
+        "json",
+        "-e",
+        str(plugin),
+        "--session",
+        str(path),
+        f"prompt {number}",
         cwd=work,
-        env=pi_env(_script(rng), requests),
+        script=_script(rng),
+        env=recording(requests),
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        text=True,
     )
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
@@ -195,6 +201,7 @@ def test_kill_loop_loses_no_finished_entry_and_always_resumes(isolated_environme
     assert resumed_checks >= ROUNDS // 2, resumed_checks
     requests = tmp_path / "requests-final.jsonl"
     final = run_pi(
+        *FAUX,
         "-e",
         str(plugin),
         "--session",
@@ -202,7 +209,7 @@ def test_kill_loop_loses_no_finished_entry_and_always_resumes(isolated_environme
         "-p",
         "final",
         cwd=work,
-        requests=requests,
+        env=recording(requests),
         script=[{"text": "ok"}],
     )
     assert final.returncode == 0, final.stderr

@@ -6,17 +6,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.plugins.pi_session_jsonl.test_pi_fixtures import _comparable, _same_history
 from tests.support.loopback_fixture_server import LoopbackServer, models_json
+from tests.support.pi import PI_SCRIPT, run_pi
 from tests.support.session_files import FIXTURES, read_jsonl
-
-PI_HOST = str(Path(sys.executable).with_name("pi"))
 
 
 def copy_fixture(name: str, tmp_path: Path) -> Path:
@@ -36,14 +33,7 @@ def test_pi_host_cli_continues_a_pi_file_with_the_same_history(name, tmp_path, i
     agent = isolated_environment["agent"]
     with LoopbackServer() as server:
         (agent / "models.json").write_text(json.dumps(models_json(server.base_url)))
-        result = subprocess.run(
-            [PI_HOST, "--session", str(path), "-p", "Continue please"],
-            cwd=project,
-            env={**os.environ, "PI_CODING_AGENT_DIR": str(agent)},
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        result = run_pi("--session", str(path), "-p", "Continue please", cwd=project, command=PI_SCRIPT)
         assert result.returncode == 0, result.stderr
         assert result.stdout.startswith("Answer 1: Continue please")
         assert len(server.requests) == 1

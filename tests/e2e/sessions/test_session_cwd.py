@@ -5,10 +5,11 @@ session whose directory is gone is refused outside the terminal with pi's messag
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.support.pi import run_pi
+
+FAUX_PRINT = ("-p", "--model", "faux/faux-1")
 
 
 def session_file(path: Path, cwd: Path) -> Path:
@@ -20,14 +21,6 @@ def session_file(path: Path, cwd: Path) -> Path:
     return path
 
 
-def run(cwd: Path, *args: str, script=None) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PI_FAUX_SCRIPT=json.dumps(script or []))
-    return subprocess.run(
-        [sys.executable, "-m", "pi_host", "-p", "--model", "faux/faux-1", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-
-
 def test_tools_run_in_the_sessions_own_directory(isolated_environment, tmp_path):
     project = tmp_path / "project"
     project.mkdir()
@@ -37,7 +30,7 @@ def test_tools_run_in_the_sessions_own_directory(isolated_environment, tmp_path)
         {"toolCalls": [{"name": "bash", "arguments": {"command": "pwd"}}]},
         {"text": "{{lastToolResult}}"},
     ]
-    out = run(elsewhere, "--session", str(path), "go on", script=script)
+    out = run_pi(*FAUX_PRINT, "--session", str(path), "go on", cwd=elsewhere, script=script)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == str(project.resolve())
 
@@ -46,7 +39,7 @@ def test_a_missing_session_directory_is_refused_with_pis_message(isolated_enviro
     gone = tmp_path / "renamed-away"
     path = session_file(tmp_path / "s.jsonl", gone)
     before = path.read_text()
-    out = run(isolated_environment["work"], "--session", str(path), "go on")
+    out = run_pi(*FAUX_PRINT, "--session", str(path), "go on", cwd=isolated_environment["work"], script=[])
     assert out.returncode == 1
     assert out.stderr.splitlines()[0] == f"pi: Stored session working directory does not exist: {gone}"
     assert f"Session file: {path}" in out.stderr and "Current working directory:" in out.stderr

@@ -1,14 +1,14 @@
 """``pi install`` / ``list`` / ``remove`` / ``update`` / ``install --sync``, driven through the real
 ``pi`` of throw-away virtual environments.
 
-The environments come from ``tests.example_install.make_venv`` (see there).
+The environments come from ``tests.support.venv.make_venv`` (see there); ``venv_pi`` runs their
+``pi``.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 from tests.support.paths import REPO
@@ -20,10 +20,6 @@ DANGEROUS = json.dumps(  # harmless if it ever ran: pi-guard's deny list matches
 )
 
 
-def pi(venv: Path, *args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess:
-    return venv_pi(venv, *args, cwd=cwd, **env)
-
-
 def site_listing(venv: Path) -> list[str]:
     return sorted(p.name for p in venv.glob("lib/python*/site-packages/*"))
 
@@ -33,7 +29,7 @@ def manifest(agent: Path) -> dict:
 
 
 def guard_blocks(venv: Path) -> bool:
-    out = pi(venv, "--model", "faux/faux-1", "--mode", "json", "clean up", PI_FAUX_SCRIPT=DANGEROUS)
+    out = venv_pi(venv, "--model", "faux/faux-1", "--mode", "json", "clean up", PI_FAUX_SCRIPT=DANGEROUS)
     assert out.returncode == 0, out.stderr
     results = [
         json.loads(line)
@@ -50,7 +46,7 @@ def test_install_list_run_remove_and_sync(tmp_path, isolated_environment):
     first = make_venv(tmp_path / "first")
     before = site_listing(first)
 
-    out = pi(first, "install", *OFFLINE, os.path.relpath(GUARD, Path.cwd()))
+    out = venv_pi(first, "install", *OFFLINE, os.path.relpath(GUARD, Path.cwd()))
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["Installed pi-guard 0.1.0 (provides: guard)"]
     assert "pi_guard" in site_listing(first)
@@ -58,50 +54,50 @@ def test_install_list_run_remove_and_sync(tmp_path, isolated_environment):
     assert (entry["spec"], entry["name"], entry["version"]) == (str(GUARD), "pi-guard", "0.1.0")
     assert entry["editable"] is False and entry["installedAt"].endswith("Z")
 
-    listed = pi(first, "list")
+    listed = venv_pi(first, "list")
     assert listed.stdout.splitlines() == [
         "pi-guard 0.1.0  [user]",
         f"    from: {GUARD}",
         "    pi_host: guard = pi_guard",
     ]
-    [row] = json.loads(pi(first, "list", "--json").stdout)
+    [row] = json.loads(venv_pi(first, "list", "--json").stdout)
     assert row["entryPoints"] == ["guard = pi_guard"] and row["installed"] and row["scope"] == "user"
-    plugins = {r["name"]: r for r in json.loads(pi(first, "plugins", "--json").stdout)}
+    plugins = {r["name"]: r for r in json.loads(venv_pi(first, "plugins", "--json").stdout)}
     assert plugins["guard"]["source"] == "installed" and plugins["guard"]["origin"] == "pi-guard"
     assert plugins["packages"]["source"] == "builtin"
     assert guard_blocks(first)
 
     # a fresh environment (pi-host reinstalled): a one-line hint, then --sync restores the package
     second = make_venv(tmp_path / "second")
-    run = pi(second, "--model", "faux/faux-1", "-p", "hi")
+    run = venv_pi(second, "--model", "faux/faux-1", "-p", "hi")
     assert run.returncode == 0
     assert run.stderr.splitlines() == [
         "pi: 1 recorded plugin package is not installed in this environment (pi-guard): "
         "run 'pi install --sync'"
     ]
-    assert "MISSING" in pi(second, "list").stdout
-    synced = pi(second, "install", "--sync", *OFFLINE)
+    assert "MISSING" in venv_pi(second, "list").stdout
+    synced = venv_pi(second, "install", "--sync", *OFFLINE)
     assert synced.returncode == 0, synced.stderr
     assert synced.stdout.splitlines() == ["Installed pi-guard 0.1.0 (provides: guard)"]
     assert guard_blocks(second)
-    quiet = pi(second, "--model", "faux/faux-1", "-p", "hi")
+    quiet = venv_pi(second, "--model", "faux/faux-1", "-p", "hi")
     assert quiet.stderr == ""
-    assert pi(second, "install", "--sync").stdout == "Every recorded plugin package is installed\n"
+    assert venv_pi(second, "install", "--sync").stdout == "Every recorded plugin package is installed\n"
 
     # update reinstalls from the recorded spec and keeps the entry
-    updated = pi(first, "update", *OFFLINE)
+    updated = venv_pi(first, "update", *OFFLINE)
     assert updated.returncode == 0, updated.stderr
     assert "Installed pi-guard 0.1.0" in updated.stdout
 
-    removed = pi(first, "remove", "pi-guard")
+    removed = venv_pi(first, "remove", "pi-guard")
     assert removed.returncode == 0, removed.stderr
     assert removed.stdout == "Removed pi-guard 0.1.0\n"
     assert site_listing(first) == before
     assert manifest(agent)["packages"] == []
-    assert pi(first, "list").stdout == "No plugin packages installed\n"
-    assert "guard" not in {r["name"] for r in json.loads(pi(first, "plugins", "--json").stdout)}
+    assert venv_pi(first, "list").stdout == "No plugin packages installed\n"
+    assert "guard" not in {r["name"] for r in json.loads(venv_pi(first, "plugins", "--json").stdout)}
     assert not guard_blocks(first)
-    again = pi(first, "uninstall", "pi-guard")
+    again = venv_pi(first, "uninstall", "pi-guard")
     assert again.returncode == 1 and again.stderr == "pi: pi-guard is not installed\n"
 
 
@@ -134,7 +130,7 @@ def test_failing_install_changes_nothing(tmp_path, isolated_environment):
             "No matching distribution found for no-such-distribution-pi-host-test",
         ),
     ]:
-        out = pi(venv, "install", *OFFLINE, spec)
+        out = venv_pi(venv, "install", *OFFLINE, spec)
         assert out.returncode == 1
         assert out.stderr.splitlines() == [line]
         assert out.stdout == ""
@@ -146,18 +142,18 @@ def test_project_scope_needs_trust(tmp_path, isolated_environment):
     venv = make_venv(tmp_path / "venv")
     project = isolated_environment["work"]
     (project / ".pi" / "extensions").mkdir(parents=True)  # something to protect: trust matters
-    out = pi(venv, "install", "-l", *OFFLINE, str(GUARD), cwd=project)
+    out = venv_pi(venv, "install", "-l", *OFFLINE, str(GUARD), cwd=project)
     assert out.returncode == 1
     assert out.stderr.startswith("pi: project packages need a trusted project (defaultProjectTrust=ask)")
     assert not (project / ".pi" / "pi-host-packages.json").exists()
 
-    out = pi(venv, "-a", "install", "-l", *OFFLINE, str(GUARD), cwd=project)
+    out = venv_pi(venv, "-a", "install", "-l", *OFFLINE, str(GUARD), cwd=project)
     assert out.returncode == 0, out.stderr
     [entry] = json.loads((project / ".pi" / "pi-host-packages.json").read_text())["packages"]
     assert entry["name"] == "pi-guard"
     assert not (isolated_environment["agent"] / "pi-host-packages.json").exists()
-    listed = pi(venv, "-a", "list", cwd=project)
+    listed = venv_pi(venv, "-a", "list", cwd=project)
     assert listed.stdout.splitlines()[0] == "pi-guard 0.1.0  [project]"
-    removed = pi(venv, "remove", "-l", "-a", "pi-guard", cwd=project)
+    removed = venv_pi(venv, "remove", "-l", "-a", "pi-guard", cwd=project)
     assert removed.returncode == 0, removed.stderr
     assert json.loads((project / ".pi" / "pi-host-packages.json").read_text())["packages"] == []

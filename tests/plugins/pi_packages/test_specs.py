@@ -1,19 +1,8 @@
-"""``pi install`` / ``list`` / ``remove`` / ``update`` / ``install --sync``, driven through the real
-``pi`` of throw-away virtual environments.
-
-The environments come from ``tests.example_install.make_venv`` (see there).
-"""
+"""What ``pi install`` accepts, in process: specs are recorded as pip reads them, npm sources are
+refused in one line. (The real ``pi install`` of a throw-away environment is in
+``tests/e2e/venvs/test_packages.py``.)"""
 
 from __future__ import annotations
-
-import subprocess
-from pathlib import Path
-
-from tests.support.venv import venv_pi
-
-
-def pi(venv: Path, *args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess:
-    return venv_pi(venv, *args, cwd=cwd, **env)
 
 
 def test_specs_are_recorded_as_pip_reads_them(tmp_path):

@@ -38,6 +38,7 @@ from pi_host.lib.render import (
     RenderContext,
     ToolCallView,
     git_branch,
+    safe_for_terminal,
 )
 from pi_mode_interactive import bindings as keymap
 from pi_mode_interactive.dialogs import Dialog, InteractiveUI
@@ -76,7 +77,10 @@ class _ParsedAnsi:
     def __call__(self) -> Any:
         text = self.text()
         if text != self._last:
-            self._last, self._parsed = text, _merged(ANSI(text).__pt_formatted_text__())
+            # what plugins draw here (footer, widgets, queued text) keeps only its styles: the
+            # parser would hand text between \x01 and \x02 to the terminal as it is
+            safe = "\n".join(safe_for_terminal(line) for line in text.split("\n"))
+            self._last, self._parsed = text, _merged(ANSI(safe).__pt_formatted_text__())
         return self._parsed
 
 

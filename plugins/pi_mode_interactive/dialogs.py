@@ -16,6 +16,7 @@ from prompt_toolkit.layout import BufferControl, FormattedTextControl, HSplit, W
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.processors import PasswordProcessor
 
+from pi_host.lib.render import sanitize
 from pi_host.session.ui import HeadlessUI
 
 if TYPE_CHECKING:
@@ -176,14 +177,17 @@ class InteractiveUI(HeadlessUI):
     async def editor(self, title: str, prefill: str = "", **options: Any) -> str | None:
         return await self.app.ask(TextDialog(title, prefill, multiline=True), **options)
 
+    # What a plugin shows may repeat text it did not write (a file, a model's answer): its colours
+    # stay, every other escape and control goes before it reaches the screen or the title.
+
     def notify(self, message: str, kind: str = "info") -> None:
-        self.app.notice(message, kind)
+        self.app.notice(sanitize(str(message), keep_style=True), kind)
 
     def set_status(self, key: str, text: str | None) -> None:
         if text is None:
             self.app.statuses.pop(key, None)
         else:
-            self.app.statuses[key] = str(text)
+            self.app.statuses[key] = sanitize(str(text), keep_style=True).replace("\n", " ")
         self.app.invalidate()
 
     def set_widget(self, key: str, lines: list[str] | None, placement: str = "above") -> None:
@@ -191,12 +195,12 @@ class InteractiveUI(HeadlessUI):
             side.pop(key, None)
         if lines is not None:
             self.app.widgets["below" if placement == "below" else "above"][key] = [
-                str(line) for line in lines
+                sanitize(str(line), keep_style=True) for line in lines
             ]
         self.app.invalidate()
 
     def set_title(self, title: str) -> None:
-        self.app.set_title(title)
+        self.app.set_title(sanitize(str(title)).replace("\n", " "))
 
     def set_editor_text(self, text: str) -> None:
         self.app.set_editor_text(text)

@@ -19,6 +19,7 @@ from pi_host.lib.render import (
     default_message,
     default_tool_call,
     default_tool_result,
+    safe_for_terminal,
 )
 
 
@@ -79,6 +80,13 @@ class Renderers:
         return text_of(self._first_working(self.footers, plain, info, rc))
 
 
+def _safe(lines: list[str]) -> list[str]:
+    """Drawn lines as they may reach the terminal: scrollback lines are written to it raw, so
+    whatever a renderer let through (a plugin's, or text it did not clean) keeps only SGR styles
+    and plain OSC 8 links; every other escape and control character goes."""
+    return [safe_for_terminal(line) for line in lines]
+
+
 def text_of(result: Any) -> str:
     return result.text if isinstance(result, Rendered) else str(result or "")
 
@@ -119,7 +127,7 @@ class Transcript:
             stable = len(lines) if item.done else min(getattr(result, "stable", 0) or 0, len(lines))
             if head:
                 if stable > item.committed:
-                    to_scrollback.extend(lines[item.committed : stable])
+                    to_scrollback.extend(_safe(lines[item.committed : stable]))
                     item.committed = stable
                 if item.done:
                     if lines:
@@ -127,7 +135,7 @@ class Transcript:
                     self.items.remove(item)
                     continue
                 head = False
-            live.extend(lines[item.committed :])
+            live.extend(_safe(lines[item.committed :]))
         return to_scrollback, live
 
     def finish(self, rc_for: Callable[[dict[str, Any]], RenderContext]) -> list[str]:

@@ -21,6 +21,8 @@ _EXPORTS = {
     "char_width": ".ansi",
     "pad": ".ansi",
     "sanitize": ".ansi",
+    "safe_for_terminal": ".controls",
+    "strip_controls": ".controls",
     "sgr": ".ansi",
     "strip_ansi": ".ansi",
     "style": ".ansi",

@@ -8,6 +8,8 @@ import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 
+from pi_host.lib.render.controls import strip_sequences
+
 __all__ = [
     "RESET",
     "char_width",
@@ -31,7 +33,7 @@ ESCAPE_RE = re.compile(
 )
 _SGR_RE = re.compile(r"\x1b\[([0-9;:]*)m")
 _OSC8_RE = re.compile(r"\x1b\]8;[^;\x07\x1b]*;([^\x07\x1b]*)(?:\x07|\x1b\\)")
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f]")  # ESC: only an SGR's is left
 
 try:  # prompt_toolkit depends on wcwidth; without it unicodedata gives a close answer
     from wcwidth import wcwidth as _wcwidth
@@ -176,14 +178,10 @@ def _expand_tabs(line: str, size: int) -> str:
 
 
 def sanitize(text: str, *, keep_style: bool = False, tab_size: int = 4) -> str:
-    """Text from a program made safe to lay out: escapes removed (SGR kept with
-    ``keep_style``), carriage-return overwrites resolved, tabs expanded, other controls dropped."""
-    text = text.replace("\r\n", "\n")
-    if "\x1b" in text:
-        if keep_style:
-            text = ESCAPE_RE.sub(lambda m: m.group() if _SGR_RE.fullmatch(m.group()) else "", text)
-        else:
-            text = ESCAPE_RE.sub("", text)
+    """Text from a program made safe to lay out: escape sequences and C1 controls removed with
+    their payload (SGR kept with ``keep_style``, see :mod:`.controls`), carriage-return overwrites
+    resolved, tabs expanded, other controls dropped."""
+    text = strip_sequences(text.replace("\r\n", "\n"), keep_style=keep_style)
     lines = []
     for line in text.split("\n"):
         if "\r" in line:
@@ -191,10 +189,7 @@ def sanitize(text: str, *, keep_style: bool = False, tab_size: int = 4) -> str:
         if "\t" in line:
             line = _expand_tabs(line, tab_size)
         lines.append(line)
-    text = "\n".join(lines)
-    if not keep_style:
-        return _CONTROL_RE.sub("", text)
-    return re.sub(r"[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f]", "", text)
+    return _CONTROL_RE.sub("", "\n".join(lines))
 
 
 def _wrap_line(line: str, width: int, state: _State) -> list[str]:

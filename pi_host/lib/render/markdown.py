@@ -16,9 +16,10 @@ from typing import Any
 
 from pi_host.lib.render.ansi import RESET, truncate, visible_width
 from pi_host.lib.render.context import Rendered
+from pi_host.lib.render.controls import strip_controls
 from pi_host.lib.render.theme import Theme, default_theme
 
-__all__ = ["Block", "MarkdownStream", "render_markdown", "split_blocks"]
+__all__ = ["Block", "MarkdownStream", "clean_source", "render_markdown", "split_blocks"]
 
 _LIST_TYPES = ("bullet_list_open", "ordered_list_open")
 _TRAILING_BLANK_RE = re.compile(r"(?:[ \t]|\x1b\[[0-9;:]*m)+$")
@@ -190,6 +191,17 @@ def render_block(source: str, width: int, theme: Theme) -> list[str]:
     return [truncate(line, width) if visible_width(line) > width else line for line in lines]
 
 
+def clean_source(text: str) -> str:
+    """Markdown from a model with nothing a terminal would act on: escape sequences go with their
+    payload, control characters but tab and line break go, and a lone carriage return is a line
+    break (as CommonMark reads it), never an overwrite. rich passes escapes in its input through,
+    so the text is cleaned before it is parsed; rich itself then adds only SGR styles (links are
+    drawn as ``text (url)``, never as OSC 8)."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return strip_controls(text)
+
+
 OPEN_TAIL_CHARS = 2000
 """A block still being written is drawn from at most its last this many characters: only its
 tail is on screen while it streams, and a long paragraph re-rendered whole per delta would cost
@@ -220,6 +232,8 @@ class MarkdownStream:
         self._open_cache: dict[tuple[str, int, Theme], list[str]] = {}
         self._committed: list[Block] = []
         self._committed_prefix = ""
+        self._cleaned: tuple[str, str] = ("", "")
+        """A prefix of the raw text that ends at a line break, and its clean form."""
         self.finished_renders = 0
         self.open_renders = 0
         self.finished_counts: Counter[str] = Counter()
@@ -227,6 +241,20 @@ class MarkdownStream:
     @property
     def renders(self) -> int:
         return self.finished_renders + self.open_renders
+
+    def _clean(self, text: str) -> str:
+        """:func:`clean_source` of ``text``, cleaning only what came after the last line break
+        of the text before: a delta costs its own length, not the whole answer's (no control
+        sequence spans a line break, so the pieces clean as the whole would)."""
+        raw, clean = self._cleaned
+        if not (raw and text.startswith(raw)):
+            raw, clean = "", ""
+        cut = text.rfind("\n", len(raw)) + 1
+        if cut > len(raw):
+            clean += clean_source(text[len(raw) : cut])
+            raw = text[:cut]
+            self._cleaned = (raw, clean)
+        return clean + clean_source(text[len(raw) :])
 
     def _blocks(self, text: str) -> tuple[list[Block], int, int]:
         """All blocks, how many were committed before, and the text offset past them."""
@@ -241,7 +269,7 @@ class MarkdownStream:
         """``text`` as ANSI lines; ``stable`` counts the lines of the finished blocks (all of
         them when ``final``: the text will not grow again)."""
         theme = theme or default_theme()
-        text = text.replace("\r\n", "\n")
+        text = self._clean(text)
         blocks, committed, offset = self._blocks(text)
         open_count = 0 if final else _open_count(blocks, committed)
         finished = blocks[: len(blocks) - open_count]

@@ -34,6 +34,17 @@ class _Unresolved(Exception):
     pass
 
 
+def secret_values(value: Any) -> list[str]:
+    """A credential value as error texts may repeat it: whole, and a ``Bearer``/``Basic``/``Token``
+    value also without its scheme (a server may echo the token alone)."""
+    if not isinstance(value, str):
+        return []
+    scheme, _, token = value.strip().partition(" ")
+    if token and scheme.lower() in ("bearer", "basic", "token"):
+        return [value, token.strip()]
+    return [value]
+
+
 def run_command(command: str) -> str | None:
     try:
         done = subprocess.run(

@@ -72,6 +72,16 @@ _DATED = re.compile(r"-\d{8}$|-\d{4}-\d{2}-\d{2}$")
 _CREDENTIAL = re.compile(r"(?i)authorization|cookie|key|token|secret")
 
 
+def _configured_headers(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ``headers`` objects of one models.json provider: its own, its models', its overrides'."""
+    found = [spec.get("headers")]
+    found += [m.get("headers") for m in spec.get("models") or () if isinstance(m, dict)]
+    overrides = spec.get("modelOverrides")
+    if isinstance(overrides, dict):
+        found += [o.get("headers") for o in overrides.values() if isinstance(o, dict)]
+    return [h for h in found if isinstance(h, dict)]
+
+
 class ModelNotFound(LookupError):
     pass
 
@@ -387,10 +397,13 @@ class ModelRegistry:
 
     def secrets(self) -> list[str]:
         """Every credential the catalog knows without running a command: runtime keys, auth.json
-        keys and OAuth tokens, models.json ``apiKey`` values and credential-looking header values,
-        and the providers' key variables in the environment. The provider layer redacts them from
-        error texts; a ``!command`` key is covered when it is the request's own key."""
-        from pi_host.config.credentials import resolve_config_value
+        keys and OAuth tokens, models.json ``apiKey`` values and **every** header value configured
+        in models.json (a header's name says nothing about its value: ``X-Org-Auth``), the
+        credential-looking header values of plugins' catalogs, and the providers' key variables
+        in the environment. The provider layer redacts them from error texts; a ``!command`` key
+        is covered when it is the request's own key, a ``!command`` header value once the request
+        resolved it (``request_headers``)."""
+        from pi_host.config.credentials import resolve_config_value, secret_values
 
         def plain(value: Any, env: dict[str, str] | None = None) -> str | None:
             if not isinstance(value, str) or value.startswith("!"):
@@ -410,7 +423,8 @@ class ModelRegistry:
                 found += [plain(entry.get("key"), env), entry.get("access"), entry.get("refresh")]
         for spec in self.custom.values():
             found.append(plain(spec.get("apiKey")))
-            found += [plain(v) for k, v in (spec.get("headers") or {}).items() if _CREDENTIAL.search(k)]
+            for headers in _configured_headers(spec):
+                found += [token for v in headers.values() for token in secret_values(plain(v))]
         for model in self._models:
             found += [plain(v) for k, v in (model.headers or {}).items() if _CREDENTIAL.search(k)]
         for info in self.providers.values():

@@ -3,6 +3,8 @@
 A connection lives in its own task: it opens the transport (stdio or streamable HTTP), runs
 ``initialize`` and ``tools/list``, then waits until it is stopped or the server goes away. Tool
 calls come from other tasks through :meth:`Connection.call`, which waits for the connection.
+On POSIX a stdio server runs on pi-host's own transport (:mod:`pi_mcp.stdio`), spawned while the
+SDK imports; elsewhere on the SDK's ``stdio_client``.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import logging
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -23,39 +27,39 @@ from pi_mcp.config import ServerConfig, expand_home, resolve_value
 STDERR_TAIL = 20
 STOP_GRACE_S = 1.0
 """How long a stopping stdio server has after its stdin closes before SIGTERM (then SIGKILL)."""
+STOP_WAIT_S = 6.0
+"""How long :meth:`Connection.stop` waits for the connection to wind down before forcing it."""
 IMPORT_SWITCH_INTERVAL_S = 0.0001
 """The interpreter's thread switch interval while the SDK imports in its thread (default 5 ms)."""
+OWN_STDIO = os.name == "posix"
 
 _sdk: asyncio.Future[None] | None = None
-_adoptable: contextvars.ContextVar[Any] = contextvars.ContextVar("pi_mcp_adoptable", default=None)
-"""A server process started before the SDK finished importing, for ``stdio_client`` to take."""
+_current: contextvars.ContextVar[Any] = contextvars.ContextVar("pi_mcp_connection", default=None)
+"""The connection whose task is running: where the SDK's log records about it go."""
 
 
-def _let_stdio_client_adopt(stdio: Any) -> bool:
-    """Make the SDK's ``stdio_client`` take a process started early (:meth:`Connection._spawn`)
-    instead of spawning one itself. The SDK spawns through ``_create_platform_compatible_process``;
-    when a later SDK has no such function, early processes are stopped and the SDK spawns."""
-    spawn = getattr(stdio, "_create_platform_compatible_process", None)
-    if spawn is None:
-        return False
-    if getattr(spawn, "_pi_adopts", False):
-        return True
+class _SdkLog(logging.Handler):
+    """The SDK logs failures with tracebacks (bad JSON from a server...). None reaches stderr:
+    the first becomes a note on the connection it happened in (``/mcp`` shows it)."""
 
-    async def adopt_or_spawn(*args: Any, **kwargs: Any) -> Any:
-        process = _adoptable.get()
-        if process is not None:
-            _adoptable.set(None)
-            return process
-        return await spawn(*args, **kwargs)
-
-    adopt_or_spawn._pi_adopts = True  # type: ignore[attr-defined]
-    stdio._create_platform_compatible_process = adopt_or_spawn
-    return True
+    def emit(self, record: logging.LogRecord) -> None:
+        connection = _current.get()
+        if connection is not None and record.levelno >= logging.WARNING:
+            with contextlib.suppress(Exception):
+                connection.note_sdk(record.getMessage())
 
 
 def _import_sdk() -> None:
     import mcp.client.session  # noqa: F401
-    import mcp.client.stdio  # noqa: F401
+    import mcp.shared.message  # noqa: F401
+    import mcp_types  # noqa: F401
+
+    if not OWN_STDIO:
+        import mcp.client.stdio  # noqa: F401
+    sdk_log = logging.getLogger("mcp")
+    if not any(isinstance(h, _SdkLog) for h in sdk_log.handlers):
+        sdk_log.addHandler(_SdkLog())
+        sdk_log.propagate = False
 
 
 async def load_sdk() -> None:
@@ -98,10 +102,18 @@ async def load_sdk() -> None:
 
 
 class Connection:
-    def __init__(self, config: ServerConfig, cwd: str, on_change: Callable[[Connection], Any]) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        cwd: str,
+        on_change: Callable[[Connection], Any],
+        on_warn: Callable[[str], Any] | None = None,
+    ) -> None:
         self.config = config
         self.cwd = cwd
         self.on_change = on_change
+        self.on_warn = on_warn
+        """Says one line (the session's warning); None: nobody to tell (``pi mcp list``)."""
         self.state = "disabled" if not config.enabled else "idle"
         """``idle``, ``connecting``, ``connected``, ``failed``, ``disconnected``, ``disabled``, or
         ``needs-auth`` (an OAuth server that wants a sign-in: shown as "needs sign-in")."""
@@ -121,6 +133,16 @@ class Connection:
         self._keeping = False
         self._stopping: asyncio.Future[None] | None = None
         self._relists: set[asyncio.Task[None]] = set()
+        self._process: Any = None
+        self._handed = False
+        """The transport took the process (and stops it on leaving)."""
+        self._scope: anyio.CancelScope | None = None
+        self._started = 0.0
+        self.junk: str | None = None
+        """The first thing the server wrote that is not JSON-RPC (quoted, shortened)."""
+        self.sdk_note: str | None = None
+        """The first warning the SDK logged about this connection (shown by ``/mcp``)."""
+        self._junk_said = False
 
     # --- life -------------------------------------------------------------------------------
 
@@ -130,28 +152,42 @@ class Connection:
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self.state, self.error, self.tools = "connecting", None, []
+        self.junk, self._junk_said, self.sdk_note = None, False, None
+        self._started = time.monotonic()
         if self.auth is not None:
             self.auth.needs_sign_in = False
         self._task = asyncio.ensure_future(self._run())
 
     async def stop(self) -> None:
+        """Stop the connection and its server. A connected server gets :data:`STOP_GRACE_S` after
+        its stdin closes; one still starting is cancelled at once (through the connection's
+        cancel scope, so the transport's shielded shutdown still ends the process). Whatever
+        happens, the server's process group is gone afterwards."""
         task, self._task = self._task, None
         if task is None:
             return
         if self._stop is not None:
             self._stop.set()
         if self.state != "connected":  # still starting: no grace period for a server nobody used
-            if _sdk is not None and _sdk.done():
-                import mcp.client.stdio as stdio
-
-                stdio.PROCESS_TERMINATION_TIMEOUT = 0.0
-            task.cancel()
-        done, _pending = await asyncio.wait({task}, timeout=6)
+            if self._scope is not None:
+                self._scope.cancel()
+            else:  # still importing the SDK or spawning: nothing to wind down yet
+                task.cancel()
+        done, _pending = await asyncio.wait({task}, timeout=STOP_WAIT_S)
         if not done:
             task.cancel()
             await asyncio.wait({task}, timeout=2)
         if task.done() and not task.cancelled():
             task.exception()  # retrieved: the state already says what happened
+        self._end_process()
+
+    def _end_process(self) -> None:
+        """The last resort: SIGKILL to the server's process group if anything of it is left."""
+        process, self._process = self._process, None
+        if process is not None and OWN_STDIO:
+            from pi_mcp import stdio
+
+            stdio.kill_group(process)
 
     async def stop_keep_state(self) -> None:
         """Stop, keeping what was found (``pi mcp list`` reports it afterwards)."""
@@ -191,74 +227,62 @@ class Connection:
     async def _run(self) -> None:
         # A stdio server starts while the SDK imports (about a second each, on two cores), so a
         # prompt that waits for it waits for the slower of the two, not for both in turn.
-        _adoptable.set(None)  # (a task started from another connection's task inherits its value)
-        early = asyncio.ensure_future(self._spawn()) if self._spawns_early() else None
-        try:
-            await load_sdk()
-        except BaseException:
-            await _discard(early)
-            raise
-        import mcp.client.stdio as stdio
-        from mcp.client.session import ClientSession
-
-        stdio.PROCESS_TERMINATION_TIMEOUT = STOP_GRACE_S
-        if early is not None:
-            try:
-                process = await _settled(early)
-            except BaseException:  # stopped while the process was still starting
-                await _discard(early)
-                raise
-            if process is not None and _let_stdio_client_adopt(stdio):
-                _adoptable.set(process)
-            elif process is not None:
-                await _discard(early)
-
+        _current.set(self)
         assert self._stop is not None
         stop = self._stop
+        early = asyncio.ensure_future(self._spawn()) if self._spawns_here() else None
+        self._handed = False
         was_connected = False
         try:
-            async with self._transport() as (read, write):
-                closed = asyncio.Event()
-                relay_send, relay_receive = anyio.create_memory_object_stream(0)
+            try:
+                await load_sdk()
+            finally:
+                if early is not None:  # a failed spawn raises here: the server's error
+                    self._process = await early
+            from mcp.client.session import ClientSession
 
-                async def relay() -> None:
-                    try:
-                        async with relay_send:
-                            async for item in read:
-                                await relay_send.send(item)
-                    except Exception:
-                        pass
-                    finally:
-                        closed.set()
+            with anyio.CancelScope() as scope:
+                self._scope = scope
+                if stop.is_set():
+                    scope.cancel()
+                async with self._transport() as (read, write):
+                    closed = asyncio.Event()
+                    relay_send, relay_receive = anyio.create_memory_object_stream(0)
 
-                async with anyio.create_task_group() as group:
-                    group.start_soon(relay)
-                    async with ClientSession(
-                        relay_receive,
-                        write,
-                        read_timeout_seconds=self.config.timeout,
-                        message_handler=self._on_message,
-                    ) as session:
-                        with anyio.fail_after(self.config.timeout):
-                            result = await session.initialize()
-                        self.instructions = getattr(result, "instructions", None)
-                        capabilities = getattr(result, "capabilities", None)
-                        self.resources = getattr(capabilities, "resources", None) is not None
-                        self.tools = await self._list_tools(session)
-                        self._session = session
-                        self.state, was_connected = "connected", True
-                        self._ready.set()
-                        self._changed()
-                        stopped = asyncio.ensure_future(stop.wait())
-                        ended = asyncio.ensure_future(closed.wait())
-                        await asyncio.wait({stopped, ended}, return_when=asyncio.FIRST_COMPLETED)
-                        stopped.cancel()
-                        ended.cancel()
-                        self._session = None
-                        if not stop.is_set():
-                            self.state, self.error = "disconnected", "connection closed"
-                            self._changed()  # now: closing the transport may take a while
-                    group.cancel_scope.cancel()
+                    async def relay() -> None:
+                        try:
+                            async with relay_send:
+                                async for item in read:
+                                    await relay_send.send(item)
+                        except Exception:
+                            pass
+                        finally:
+                            closed.set()
+
+                    async with anyio.create_task_group() as group:
+                        group.start_soon(relay)
+                        async with ClientSession(
+                            relay_receive,
+                            write,
+                            read_timeout_seconds=self.config.timeout,
+                            message_handler=self._on_message,
+                        ) as session:
+                            await self._initialize(session)
+                            self._session = session
+                            self.state, was_connected = "connected", True
+                            self.junk = None  # a banner before initialize is forgiven
+                            self._ready.set()
+                            self._changed()
+                            stopped = asyncio.ensure_future(stop.wait())
+                            ended = asyncio.ensure_future(closed.wait())
+                            await asyncio.wait({stopped, ended}, return_when=asyncio.FIRST_COMPLETED)
+                            stopped.cancel()
+                            ended.cancel()
+                            self._session = None
+                            if not stop.is_set():
+                                self.state, self.error = "disconnected", self._with_junk("connection closed")
+                                self._changed()  # now: closing the transport may take a while
+                        group.cancel_scope.cancel()
         except BaseException as exc:  # noqa: BLE001 - any failure is the server's state
             self._session = None
             if isinstance(exc, asyncio.CancelledError) and stop.is_set():
@@ -267,20 +291,69 @@ class Connection:
                 self._refused()
             elif not stop.is_set():
                 self.state = "disconnected" if was_connected else "failed"
-                self.error = _describe(exc)
+                self.error = self._with_junk(_describe(exc))
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
         finally:
-            leftover = _adoptable.get()
-            if leftover is not None:  # the transport never took it (it failed first)
-                _adoptable.set(None)
-                _kill(leftover)
+            self._scope = None
             self._session = None
+            if self._process is not None and not self._handed:  # stopped before the transport
+                with anyio.CancelScope(shield=True):
+                    from pi_mcp import stdio
+
+                    await stdio.stop_process(self._process, 0.0)
+            self._end_process()  # the last resort, whatever happened above
             if stop.is_set():
                 self.state = "idle" if self.config.enabled else "disabled"
             self._ready.set()
             if self.state != self._notified and not self._keeping:
                 self._changed()
+
+    async def _initialize(self, session: Any) -> None:
+        """``initialize`` and the tool list. The server's ``timeout`` counts from the start of the
+        connection (the process spawn), so a prompt waiting for a direct server hears of one that
+        never answers within that time, whatever the SDK import took."""
+        left = self.config.timeout - (time.monotonic() - self._started)
+        try:
+            with anyio.fail_after(max(left, 0.05)):
+                result = await session.initialize()
+        except TimeoutError:
+            raise TimeoutError(f"no answer to initialize within {self.config.timeout:g}s") from None
+        self.instructions = getattr(result, "instructions", None)
+        capabilities = getattr(result, "capabilities", None)
+        self.resources = getattr(capabilities, "resources", None) is not None
+        self.tools = await self._list_tools(session)
+
+    # --- output that is not JSON-RPC -------------------------------------------------------
+
+    def _note_junk(self, line: bytes, problem: str) -> None:
+        """A line the server wrote that is not JSON-RPC (skipped, as pi's SDK skips it)."""
+        if self.junk is None:
+            shown = line[:80].decode("utf-8", "replace")
+            self.junk = f"{shown!r}{'…' if len(line) > 80 else ''}" if shown else problem[:200]
+        if self.state == "connected":
+            self._say_junk()
+
+    def note_sdk(self, message: str) -> None:
+        """A warning the SDK logged (with a traceback nobody should see): kept, not printed."""
+        if self.sdk_note is None:
+            self.sdk_note = " ".join(message.split())[:200]
+
+    def _say_junk(self) -> None:
+        """One line per connection once it is up. Lines before it (a banner) are said only when
+        the connection then fails, as part of its error."""
+        if self.junk is not None and not self._junk_said and self.on_warn is not None:
+            self._junk_said = True
+            self.on_warn(
+                f'MCP server "{self.config.name}" wrote output that is not JSON-RPC (ignored): {self.junk}'
+            )
+
+    def _with_junk(self, error: str) -> str:
+        return (
+            f"{error} (its output is not JSON-RPC: {self.junk})"
+            if self.junk and not self._junk_said
+            else error
+        )
 
     async def _on_message(self, message: Any) -> None:
         """Server notifications. A changed tool list is listed again, in a task of its own (the
@@ -345,19 +418,29 @@ class Connection:
                 async with streamable_http_client(raw["url"], http_client=http) as streams:
                     yield streams
             return
-        from mcp.client.stdio import StdioServerParameters, stdio_client
+        if self._process is not None:
+            from pi_mcp import stdio
+
+            def grace() -> float:
+                return STOP_GRACE_S if self.state == "connected" else 0.0
+
+            self._handed = True
+            async with stdio.open_streams(self._process, self._note_junk, grace) as streams:
+                yield streams
+            return
+        import mcp.client.stdio as sdk_stdio
 
         command, args, env, cwd = self._launch()
-        params = StdioServerParameters(command=command, args=args, env=env, cwd=cwd)
-        if _adoptable.get() is None:
-            self._stderr = tempfile.TemporaryFile(prefix="pi-mcp-stderr-")
-        async with stdio_client(params, errlog=self._stderr) as streams:
+        params = sdk_stdio.StdioServerParameters(command=command, args=args, env=env, cwd=cwd)
+        sdk_stdio.PROCESS_TERMINATION_TIMEOUT = STOP_GRACE_S
+        self._stderr = tempfile.TemporaryFile(prefix="pi-mcp-stderr-")
+        async with sdk_stdio.stdio_client(params, errlog=self._stderr) as streams:
             yield streams
 
     def _launch(self) -> tuple[str, list[str], dict[str, str], str]:
         """Command, arguments, environment and directory of a stdio server. The environment is
         the whole process environment (minus exported shell functions) with the server's ``env``
-        over it, a superset of what the SDK inherits, so its merge leaves it as it is."""
+        over it."""
         raw, name = self.config.raw, self.config.name
         env = {k: v for k, v in os.environ.items() if not k.startswith("()")}
         env.update({k: resolve_value(name, "env", k, v) for k, v in (raw.get("env") or {}).items()})
@@ -365,20 +448,16 @@ class Connection:
         cwd = os.path.join(self.cwd, expand_home(cwd)) if isinstance(cwd, str) else self.cwd
         return expand_home(raw["command"]), [expand_home(a) for a in raw.get("args") or []], env, cwd
 
-    def _spawns_early(self) -> bool:
-        return self.config.kind != "http" and os.name == "posix" and (_sdk is None or not _sdk.done())
+    def _spawns_here(self) -> bool:
+        return self.config.kind != "http" and OWN_STDIO
 
     async def _spawn(self) -> Any:
-        """Start the server process as the SDK would on POSIX (its own session, stderr to the
-        tail file); None when that fails, and the SDK then tries and reports it itself."""
-        try:
-            command, args, env, cwd = self._launch()
-            self._stderr = tempfile.TemporaryFile(prefix="pi-mcp-stderr-")
-            return await anyio.open_process(
-                [command, *args], env=env, stderr=self._stderr, cwd=cwd, start_new_session=True
-            )
-        except (OSError, ValueError, RuntimeError):
-            return None
+        """Start the server process (its own session, stderr to the tail file)."""
+        from pi_mcp import stdio
+
+        command, args, env, cwd = self._launch()
+        self._stderr = tempfile.TemporaryFile(prefix="pi-mcp-stderr-")
+        return await stdio.spawn(command, args, env, cwd, self._stderr)
 
     async def _list_tools(self, session: Any) -> list[Any]:
         tools: list[Any] = []
@@ -448,34 +527,9 @@ class Connection:
 def _describe(exc: BaseException) -> str:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
-    if isinstance(exc, asyncio.TimeoutError):
-        return "timed out"
+    if isinstance(exc, TimeoutError):
+        return str(exc) or "timed out"
     if isinstance(exc, FileNotFoundError):
         return f"command not found: {exc.filename or exc}"
     text = str(exc) or type(exc).__name__
     return " ".join(text.split())
-
-
-async def _settled(task: asyncio.Future[Any]) -> Any:
-    try:
-        return await task
-    except Exception:  # noqa: BLE001 - the SDK spawns again and reports the failure
-        return None
-
-
-def _kill(process: Any) -> None:
-    with contextlib.suppress(ProcessLookupError, OSError):
-        os.killpg(process.pid, 9)
-
-
-async def _discard(early: asyncio.Future[Any] | None) -> None:
-    """Stop a process started early that nobody will use."""
-    if early is None:
-        return
-    if not early.done():
-        early.cancel()
-    with contextlib.suppress(BaseException):
-        process = await early
-        if process is not None:
-            _kill(process)
-            await process.aclose()

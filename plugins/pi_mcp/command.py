@@ -37,6 +37,8 @@ def status_lines(manager: Any) -> list[str]:
         if connection.error and state != "connected":
             lines.append(f"  {connection.error}")
             lines += [f"  stderr: {line}" for line in connection.stderr_tail()[-5:]]
+        if connection.sdk_note:
+            lines.append(f"  sdk: {connection.sdk_note}")
     for error in manager.errors:
         lines.append(f"config error: {error}")
     return lines or ["No MCP servers configured."]

@@ -222,19 +222,24 @@ def request_headers(model: Any, options: Any, base: dict[str, str] | None = None
     """The headers of one request: ``base`` (the API's own and the key header), then the model's
     configured ``headers`` (config values resolved: ``$VAR``, ``!command``; unresolved ones left
     out), then ``StreamOptions.headers``. Names are lower-cased, later sources win, and a None
-    value removes the header."""
-    from pi_host.config.credentials import resolve_config_value
+    value removes the header. A value that came from ``$VAR`` or ``!command`` joins
+    ``options.secrets``, so error texts echoing it are redacted (literal ones are listed by the
+    catalog already, and a command must not run twice)."""
+    from pi_host.config.credentials import resolve_config_value, secret_values
 
     headers = {name.lower(): value for name, value in (base or {}).items()}
+    secrets = getattr(options, "secrets", None)
     for source, resolve in (
         (getattr(model, "headers", None), True),
         (getattr(options, "headers", None), False),
     ):
         for name, value in (source or {}).items():
             if value is not None and resolve:
-                value = resolve_config_value(value)
+                raw, value = value, resolve_config_value(value)
                 if value is None:
                     continue
+                if value != raw and isinstance(secrets, list) and value not in secrets:
+                    secrets.extend(secret_values(value))
             if value is None:
                 headers.pop(name.lower(), None)
             else:

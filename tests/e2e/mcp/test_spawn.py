@@ -1,5 +1,5 @@
-"""A stdio server starts while the MCP SDK imports, and the SDK adopts that process: one process
-per server, none left behind when the run ends first (issue 18, start-up)."""
+"""A stdio server starts while the MCP SDK imports, and pi-host's stdio transport then uses that
+process: one process per server, none left behind when the run ends first (issue 18, start-up)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def test_a_direct_server_is_spawned_once_and_answers(isolated_environment, tmp_p
     assert done.returncode == 0, done.stderr
     assert "got: cba" in done.stdout
     pids = [int(line) for line in open(log).read().split()]
-    assert len(pids) == 1, pids  # the SDK took the early process instead of starting its own
+    assert len(pids) == 1, pids  # the early process is the one used, no second spawn
     deadline = time.monotonic() + 5
     while _alive(pids[0]) and time.monotonic() < deadline:
         time.sleep(0.05)

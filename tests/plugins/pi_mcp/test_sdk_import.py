@@ -1,5 +1,5 @@
-"""A stdio server starts while the MCP SDK imports, and the SDK adopts that process: one process
-per server, none left behind when the run ends first (issue 18, start-up)."""
+"""A stdio server starts while the MCP SDK imports, and pi-host's stdio transport then uses that
+process: one process per server, none left behind when the run ends first (issue 18, start-up)."""
 
 from __future__ import annotations
 

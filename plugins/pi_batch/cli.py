@@ -1,5 +1,6 @@
-"""``pi batch``: options, the tasks file, ``--resume``, signals, and the executor's results into
-``DIR/results.jsonl``."""
+"""``pi batch``: options, the tasks file, the lock on ``--out``, ``--resume``, signals, and the
+executor's results into ``DIR/results.jsonl`` (a disk that refuses them stops the batch in one
+line)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 import threading
 from typing import Any
 
+from pi_batch.lock import OutLocked, lock_out_dir
 from pi_batch.progress import Progress
 from pi_batch.ray_executor import RayUnavailable  # does not import ray
 from pi_batch.results import ResultsLog, finished_ids, read_records
@@ -65,6 +67,8 @@ class Batch:
         self.stop = threading.Event()
         self.signal: int | None = None
         self.records: list[dict[str, Any]] = []
+        self.failure: str | None = None
+        """Why the batch stopped on its own (``--out`` could not be written), in one line."""
 
     def started(self, task: Task) -> None:
         self.progress.started(task.id)
@@ -74,15 +78,26 @@ class Batch:
 
     def finished(self, task: Task, record: dict[str, Any]) -> None:
         record = {"id": task.id, **record, "line": task.line}
+        stop_reason = record.pop("stop_batch", None)
         for key in ("session", "events"):
             if record.get(key):
                 record[key] = os.path.relpath(record[key], self.out_dir)
         events = os.path.join(self.out_dir, "events", f"{task.id}.jsonl")
         if os.path.exists(events):
             record["events"] = os.path.relpath(events, self.out_dir)
-        self.log.append(record)
+        if stop_reason:  # the task could not write its files under --out: the next would fail too
+            self._fail(str(stop_reason))
+        try:
+            self.log.append(record)
+        except OSError as exc:  # a full disk: what is written stays whole; stop, --resume goes on
+            self._fail(f"cannot write {self.log.path}: {exc.strerror or exc}")
         self.records.append(record)
         self.progress.finished_task(record)
+
+    def _fail(self, reason: str) -> None:
+        if self.failure is None:
+            self.failure = reason
+        self.stop.set()  # no task starts any more; the running ones end ``cancelled``
 
     def install_signals(self) -> None:
         def handler(signum, frame):
@@ -115,9 +130,29 @@ def main(argv: list[str]) -> int:
     bad_lines = sum("skipped" in problem for problem in problems)
 
     out_dir = os.path.abspath(args.out)
-    os.makedirs(out_dir, exist_ok=True)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+        lock = lock_out_dir(out_dir)
+    except OutLocked as exc:
+        _say(str(exc))
+        return 2
+    except OSError as exc:
+        _say(f"cannot use --out {out_dir}: {exc.strerror or exc}")
+        return 2
+    try:
+        return _run(args, tasks, bad_lines, out_dir)
+    finally:
+        lock.release()
+
+
+def _run(args: argparse.Namespace, tasks: list[Task], bad_lines: int, out_dir: str) -> int:
+    """The batch proper, with ``out_dir`` locked."""
     results = os.path.join(out_dir, "results.jsonl")
-    records, record_problems = read_records(results, repair=args.resume)
+    try:
+        records, record_problems = read_records(results, repair=args.resume)
+    except OSError as exc:
+        _say(f"cannot read {results}: {exc.strerror or exc}")
+        return 2
     if records and not args.resume:
         _say(f"{results} already holds results: pass --resume to go on, or another --out")
         return 2
@@ -148,8 +183,12 @@ def main(argv: list[str]) -> int:
 
     progress_class = _Quiet if args.progress == "none" else Progress
     style = "json" if args.progress == "none" else args.progress
+    try:
+        log = ResultsLog(results)
+    except OSError as exc:
+        _say(f"cannot write {results}: {exc.strerror or exc}")
+        return 2
     progress = progress_class(len(todo), skipped, sys.stderr, style)
-    log = ResultsLog(results)
     batch = Batch(out_dir, log, progress)
     batch.install_signals()
     try:
@@ -165,6 +204,10 @@ def main(argv: list[str]) -> int:
         counts[record.get("status", "?")] = counts.get(record.get("status", "?"), 0) + 1
     summary = ", ".join(f"{count} {status}" for status, count in sorted(counts.items())) or "nothing run"
     _say(f"{summary}; cost ${progress.cost_done:.4f}; results in {results}")
+    if batch.failure is not None:
+        kept = len(read_records(results)[0])
+        _say(f"{batch.failure}; stopped with {kept} result(s) kept: make room, then --resume runs the rest")
+        return 1
     if batch.signal is not None:
         return 128 + batch.signal
     return 0 if not bad_lines and all(r.get("status") == "ok" for r in batch.records) else 1

@@ -96,12 +96,16 @@ class RayExecutor:
             return {"id": task.id, "status": "error", "error": f"ray: {type(exc).__name__}: {exc}"}
         record = result["record"]
         paths = TaskPaths.under(self.out_dir, task.id)
-        _write(paths.events, result["events"])
-        _write(paths.log, result["log"])
         record["session"] = None
-        if result.get("session_name"):
-            record["session"] = os.path.join(paths.sessions, result["session_name"])
-            _write(record["session"], result["session"])
+        try:
+            _write(paths.events, result["events"])
+            _write(paths.log, result["log"])
+            if result.get("session_name"):
+                record["session"] = os.path.join(paths.sessions, result["session_name"])
+                _write(record["session"], result["session"])
+        except OSError as exc:  # a full disk under --out: the task runs again on --resume
+            reason = f"cannot write {exc.filename or paths.events}: {exc.strerror or exc}"
+            return {"id": task.id, "status": "cancelled", "error": reason, "stop_batch": reason}
         return record
 
     def _cancel(self, running: dict[Any, Any], hooks: Any) -> None:

@@ -1,6 +1,7 @@
 """``DIR/results.jsonl``: one record a finished task, appended whole (one ``write`` of one line on
 an ``O_APPEND`` descriptor, then ``fsync``), so a batch killed at any moment leaves at most a torn
-last line; reading drops it (and cuts it off before the next append)."""
+last line; reading drops it (and cuts it off before the next append). A write the disk refuses
+midway is cut back off, so a full disk leaves the records written before it whole."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def read_records(path: str, repair: bool = False) -> tuple[list[dict[str, Any]],
             continue
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
             problems.append(f"{path}:{number}: not JSON; ignored")
             continue
         if isinstance(record, dict) and isinstance(record.get("id"), str):
@@ -59,12 +60,32 @@ class ResultsLog:
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def append(self, record: dict[str, Any]) -> None:
+        """Write one record. Raises ``OSError`` when the file cannot take it (a full disk); the
+        file then holds what it held before, not a part of the line."""
         line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         with self._lock:
-            view = memoryview(line)
-            while view:  # a regular file takes it in one write; loop only for safety
-                view = view[os.write(self._fd, view) :]
-            os.fsync(self._fd)
+            try:
+                size = os.fstat(self._fd).st_size
+            except OSError:
+                size = None
+            try:
+                view = memoryview(line)
+                while view:  # a regular file takes it in one write unless it is full
+                    view = view[os.write(self._fd, view) :]
+                os.fsync(self._fd)
+            except OSError:
+                self._cut(size)
+                raise
+
+    def _cut(self, size: int | None) -> None:
+        """Drop a partly written line: a full disk may take the first bytes of a write."""
+        if size is None:
+            return
+        try:
+            if os.fstat(self._fd).st_size > size:
+                os.ftruncate(self._fd, size)
+        except OSError:  # not a regular file (a device), or the file system refuses: nothing to do
+            pass
 
     def close(self) -> None:
         with self._lock:

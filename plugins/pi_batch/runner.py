@@ -9,6 +9,7 @@ the local executor and inside a Ray task on another machine.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import selectors
@@ -78,7 +79,7 @@ class StreamWatch:
     def feed(self, line: bytes) -> None:
         try:
             event = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             return
         if not isinstance(event, dict):
             return
@@ -270,12 +271,22 @@ def run_task(
             stopped = _pump(proc, events, watch, limits, clock, cancel, on_cost)
     except _Cancelled:
         stopped = "cancelled"
+    except OSError as exc:
+        if exc.errno not in STORAGE_ERRORS:
+            record["error"] = f"{type(exc).__name__}: {exc}"
+        else:  # not the task's fault: it runs again on --resume, and the batch stops
+            stopped = "cancelled"
+            record["stop_batch"] = f"cannot write {exc.filename or paths.events}: {exc.strerror or exc}"
     except Exception as exc:
         record["error"] = f"{type(exc).__name__}: {exc}"
     finally:
         if proc is not None and proc.poll() is None:
             _terminate(proc)
     exit_code = proc.returncode if proc is not None else None
+    if stopped is None and exit_code not in (0, None) and _out_of_space(paths.events):
+        # pi itself could not save (its session is under --out): stop as for the batch's own files
+        stopped = "cancelled"
+        record["stop_batch"] = f"cannot write under {os.path.dirname(paths.sessions)}: no space left"
     if stopped is None and limits.max_cost is not None and watch.cost > limits.max_cost:
         stopped = "cost-limit"
     if stopped:
@@ -285,7 +296,7 @@ def run_task(
         elif stopped == "cost-limit":
             record["error"] = f"cost {watch.cost:.4f} over the limit {limits.max_cost:g}"
         else:
-            record["error"] = "cancelled"
+            record["error"] = record.get("stop_batch") or "cancelled"
     elif "error" in record:
         status = "error"
     elif exit_code != 0:
@@ -318,13 +329,26 @@ class _Cancelled(Exception):
     pass
 
 
+STORAGE_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
+"""Errors of a disk that takes no more: the batch stops (every next task would meet them too)."""
+
+
+def _out_of_space(path: str) -> bool:
+    """Whether the file system holding ``path``'s folder has no block left for us."""
+    try:
+        stats = os.statvfs(os.path.dirname(path))
+    except OSError:
+        return False
+    return stats.f_bavail == 0
+
+
 def _pump(proc, events, watch, limits, clock, cancel, on_cost) -> str | None:
     """Copy the child's stdout to ``events`` (folding it into ``watch``) until it ends; the reason
     it was stopped, if it was."""
     fd = proc.stdout.fileno()
     selector = selectors.DefaultSelector()
     selector.register(fd, selectors.EVENT_READ)
-    pending = b""
+    pending: list[bytes] = []  # the pieces of an unfinished line (joined once it ends: linear)
     stopped: str | None = None
     last_cost = 0.0
     kill_at = float("inf")
@@ -351,16 +375,21 @@ def _pump(proc, events, watch, limits, clock, cancel, on_cost) -> str | None:
             if not chunk:
                 break
             events.write(chunk)
-            *lines, pending = (pending + chunk).split(b"\n")
-            for line in lines:
-                watch.feed(line)
+            *lines, rest = chunk.split(b"\n")
+            if lines:
+                lines[0] = b"".join([*pending, lines[0]])
+                pending = []
+                for line in lines:
+                    watch.feed(line)
+            if rest:
+                pending.append(rest)
             if on_cost is not None and watch.cost != last_cost:
                 last_cost = watch.cost
                 on_cost(last_cost)
     finally:
         selector.close()
         if pending:
-            watch.feed(pending)
+            watch.feed(b"".join(pending))
         events.flush()
     try:
         proc.wait(GRACE_S)

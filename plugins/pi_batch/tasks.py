@@ -1,6 +1,6 @@
-"""Reading ``tasks.jsonl``: one JSON object a line. A bad line (not JSON, not an object, no usable
-``id`` or ``prompt``, a repeated ``id``) is reported with its number and skipped; an unknown field
-is reported and ignored; every other task still runs."""
+"""Reading ``tasks.jsonl``: one JSON object a line. A bad line (not JSON or nested too deeply, not
+an object, no usable ``id`` or ``prompt``, a repeated ``id``) is reported with its number and
+skipped; an unknown field is reported and ignored; every other task still runs."""
 
 from __future__ import annotations
 
@@ -106,6 +106,9 @@ def read_tasks(path: str) -> tuple[list[Task], list[str]]:
             except ValueError as exc:  # JSONDecodeError and BadTask
                 reason = str(exc) if isinstance(exc, BadTask) else f"not JSON ({exc})"
                 problems.append(f"{path}:{number}: {reason}; line skipped")
+                continue
+            except RecursionError:  # deeper than the parser's stack: a bad line, not a crash
+                problems.append(f"{path}:{number}: not JSON (nested too deeply); line skipped")
                 continue
             problems.extend(f"{path}:{number}: {warning}" for warning in warnings)
             if task.id in seen:

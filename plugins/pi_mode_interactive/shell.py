@@ -14,6 +14,8 @@ from pi_host.protocol.abort import AbortController
 if TYPE_CHECKING:
     from pi_mode_interactive.app import InteractiveApp
 
+LIVE_TAIL_BYTES = 64 * 1024
+
 
 async def run_user_bash(ui: InteractiveApp, text: str) -> None:
     exclude = text.startswith("!!")
@@ -21,11 +23,12 @@ async def run_user_bash(ui: InteractiveApp, text: str) -> None:
     if not command:
         return
     view = ToolCallView(id=f"user-bash-{id(text)}", name="bash", args={"command": command}, running=True)
-    chunks: list[bytes] = []
+    shown = bytearray()  # the live view draws the last lines: keep only the end in memory
 
     def on_data(chunk: bytes) -> None:
-        chunks.append(chunk)
-        view.output = b"".join(chunks[-64:]).decode("utf-8", errors="replace")
+        shown.extend(chunk)
+        del shown[:-LIVE_TAIL_BYTES]
+        view.output = shown.decode("utf-8", errors="replace")
         ui.invalidate()
 
     if ui.session.is_streaming:

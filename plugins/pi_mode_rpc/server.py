@@ -1,7 +1,7 @@
 """The RPC loop: framing, command dispatch, the event stream and shutdown.
 
 stdin is read by a thread and split on LF only (a U+2028 inside a JSON string is not a record
-boundary); an optional CR before it is stripped.
+boundary; ``framing.py``); an optional CR before it is stripped.
 Each command runs as its own task, so a command waiting for a dialog answer does not hold up
 the ``extension_ui_response`` that answers it, and responses may come out of order (clients
 correlate by ``id``). Stdin EOF, or the first SIGTERM/SIGHUP/SIGINT, starts an orderly shutdown:
@@ -11,7 +11,6 @@ the run in progress is aborted, the commands in flight finish, open dialogs get 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 import threading
@@ -19,8 +18,11 @@ from typing import Any
 
 from pi_host.lib.wire import encode_line
 from pi_host.loop import events
+from pi_mode_rpc.framing import LineSplitter, parse_command
 from pi_mode_rpc.ui import RpcUI
 
+READ_SIZE = 1 << 20
+"""Bytes asked of stdin per read (a large line arrives in few reads)."""
 SHUTDOWN_GRACE_S = 10.0
 """How long commands still in flight may take once a shutdown started."""
 
@@ -65,7 +67,13 @@ class RpcServer:
             if getattr(record.get("message"), "role", None) == "bashExecution":
                 return
         try:
-            self.stdout.write(encode_line(record))
+            line = encode_line(record)
+        except RecursionError:
+            line = _unencodable(record)
+            if line is None:
+                return
+        try:
+            self.stdout.write(line)
             self.stdout.flush()
         except (BrokenPipeError, ValueError, OSError):
             self.closed = True  # the client went away: nothing more to say, shut down
@@ -144,36 +152,29 @@ class RpcServer:
         # os.read on the descriptor, not the buffered stdin object: a thread blocked inside
         # the buffered reader holds its lock, and interpreter shutdown (after a signal) aborts
         # the process waiting for it.
-        pending = b""
+        splitter = LineSplitter()
         try:
             while True:
-                chunk = os.read(self.stdin_fd, 1 << 16)
+                chunk = os.read(self.stdin_fd, READ_SIZE)
                 if not chunk:
                     break
-                pending += chunk
-                *lines, pending = pending.split(b"\n")
-                for line in lines:
+                for line in splitter.feed(chunk):
                     loop.call_soon_threadsafe(self._lines.put_nowait, line)
         except (OSError, ValueError, RuntimeError):
             pass
         try:
-            if pending:
-                loop.call_soon_threadsafe(self._lines.put_nowait, pending)
+            if rest := splitter.rest():
+                loop.call_soon_threadsafe(self._lines.put_nowait, rest)
             loop.call_soon_threadsafe(self._lines.put_nowait, None)
         except RuntimeError:  # the loop is gone: the process is ending anyway
             pass
 
     def handle_line(self, raw: bytes) -> None:
-        line = raw.rstrip(b"\n").rstrip(b"\r")
-        if not line.strip():
+        record = parse_command(raw)
+        if record is None:
             return
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            self.respond("parse", None, error=f"Failed to parse command: {exc}")
-            return
-        if not isinstance(record, dict):
-            self.respond("parse", None, error="Failed to parse command: a command is a JSON object")
+        if isinstance(record, str):
+            self.respond("parse", None, error=record)
             return
         if record.get("type") == "extension_ui_response":
             self.ui.answer(record)
@@ -237,3 +238,21 @@ class RpcServer:
             task.cancel()
         if self._unsubscribe is not None:
             self._unsubscribe()
+
+
+def _unencodable(record: dict[str, Any]) -> bytes | None:
+    """What to send for a record nested deeper than the encoder goes (a plugin's data, say): a
+    response still answers its command, as a failure; an event is dropped."""
+    if record.get("type") != "response":
+        return None
+    answer: dict[str, Any] = {}
+    if isinstance(record.get("id"), (str, int, float)):
+        answer["id"] = record["id"]
+    command = record.get("command")
+    answer.update(
+        type="response",
+        command=command if isinstance(command, str) else "unknown",
+        success=False,
+        error="Failed to encode the response: nested too deeply",
+    )
+    return encode_line(answer)

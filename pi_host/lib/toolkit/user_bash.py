@@ -1,17 +1,19 @@
 """A shell command the *user* runs (``!cmd`` in the terminal, RPC ``bash``): offered to the
 ``user_bash`` plugins first, run on this machine otherwise, and stored as pi's ``bashExecution``
-message, which the model sees with the next prompt (unless ``excludeFromContext``)."""
+message, which the model sees with the next prompt (unless ``excludeFromContext``).
+
+The output is kept in bounded memory (its tail, and the whole in a temp file capped at
+``shellOutputLogMaxBytes``) and ``on_data`` gets it coalesced, at most ten updates a second
+(``user_output.py``)."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from pi_host.lib.toolkit.local_shell import LocalShell, command_environment
-from pi_host.lib.toolkit.truncate import truncate_tail
+from pi_host.lib.toolkit.user_output import OutputTail, UpdateCoalescer, log_cap
 
 __all__ = ["UserBashBlocked", "UserBashResult", "run_user_bash"]
 
@@ -48,16 +50,6 @@ def _environment(session: Any) -> dict[str, str]:
     return command_environment(settings.get("shellScrubProviderKeys") is True, keys)
 
 
-def _keep_full_output(data: bytes) -> str:
-    """The whole output in a private temporary file (the message keeps only the tail)."""
-    fd, path = tempfile.mkstemp(prefix="pi-bash-", suffix=".log")
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-    return path
-
-
 async def run_user_bash(
     session: Any,
     command: str,
@@ -67,7 +59,10 @@ async def run_user_bash(
 ) -> UserBashResult:
     """Run ``command`` for the user and store its ``bashExecution`` message in ``session``.
 
-    Raises :class:`UserBashBlocked` when a ``user_bash`` handler refuses the command."""
+    ``on_data`` gets the output live, coalesced: at most ten calls a second, each ending on a
+    character boundary and holding at most 256 KiB (a faster command's updates skip to its
+    newest output, after a ``[... N skipped ...]`` line). Raises :class:`UserBashBlocked` when a
+    ``user_bash`` handler refuses the command."""
     from pi_host.protocol.messages import BashExecutionMessage
 
     cwd = session.config.cwd
@@ -88,22 +83,29 @@ async def run_user_bash(
         )
     else:
         shell = decision.get("operations") or LocalShell()
-        chunks: list[bytes] = []
+        tail = OutputTail(max_log_bytes=log_cap(session.config.settings))
+        updates = UpdateCoalescer(on_data) if on_data is not None else None
 
         def collect(chunk: bytes) -> None:
-            chunks.append(chunk)
-            if on_data is not None:
-                on_data(chunk)
+            tail.add(chunk)
+            if updates is not None:
+                updates.add(chunk)
 
-        ran = await shell.exec(command, cwd=cwd, env=_environment(session), on_data=collect, signal=signal)
-        data = b"".join(chunks)
-        cut = truncate_tail(data.decode("utf-8", errors="replace"))
+        try:
+            ran = await shell.exec(
+                command, cwd=cwd, env=_environment(session), on_data=collect, signal=signal
+            )
+        finally:
+            tail.close()
+            if updates is not None:
+                updates.close()
+        cut = tail.truncation()
         result = UserBashResult(
             cut.content,
             ran.exit_code if isinstance(ran.exit_code, int) else None,
             bool(getattr(ran, "aborted", False)),
             cut.truncated,
-            _keep_full_output(data) if cut.truncated else None,
+            tail.full_output_path if cut.truncated else None,
         )
     message = BashExecutionMessage(
         command=command,

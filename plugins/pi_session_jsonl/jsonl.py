@@ -115,15 +115,15 @@ def parse_line(line: bytes) -> Any:
 
 
 def encode(entry: dict[str, Any]) -> bytes:
-    """One JSONL line (with its ``\\n``), compact like ``JSON.stringify``."""
+    """One JSONL line (with its ``\\n``), byte for byte what ``JSON.stringify`` writes: a model
+    object through its ``to_json``, an integer beyond 64 bits in full, a lone surrogate as its
+    escape (``\\ud83d``) with every other character raw (:func:`pi_host.lib.wire.json_bytes`)."""
     try:
-        return orjson.dumps(entry) + b"\n"
-    except TypeError:  # a model object, an integer beyond 64 bits, a lone surrogate
-        try:
-            text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"), default=_jsonable)
-            return text.encode() + b"\n"
-        except UnicodeEncodeError:  # lone surrogates: escaped, as JSON.stringify writes them
-            return json.dumps(entry, separators=(",", ":"), default=_jsonable).encode() + b"\n"
+        return orjson.dumps(entry, default=_jsonable, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError:  # orjson.JSONEncodeError: rare, so its encoder is imported only then
+        from pi_host.lib.wire import json_bytes
+
+        return json_bytes(entry, default=_jsonable, option=orjson.OPT_APPEND_NEWLINE)
 
 
 def _jsonable(value: Any) -> Any:

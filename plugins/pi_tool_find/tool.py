@@ -31,6 +31,19 @@ from pi_host.protocol.abort import AbortSignal
 DEFAULT_LIMIT = 1000
 
 
+def shown_name(name: str) -> str:
+    """``name`` as the model sees it. ``os.scandir`` keeps a byte that is not UTF-8 as a lone
+    surrogate (``caf\\udce9.txt`` for Latin-1 ``café.txt``), which no UTF-8 encoder (JSON, the
+    session file, the terminal) accepts; each bad sequence becomes U+FFFD, as Node's decoder (and
+    so pi) shows it. The entry itself is still walked and matched by its real name."""
+    if name.isascii():
+        return name
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate no file system produced (an in-memory one)
+        return "".join("\ufffd" if "\ud800" <= char <= "\udfff" else char for char in name)
+
+
 class FindTool(FileTool):
     name = "find"
     label = "Find"
@@ -52,6 +65,7 @@ class FindTool(FileTool):
     prompt_snippet = "Find files by glob pattern, respecting .gitignore"
     prompt_guidelines = []
     default_active = False
+    capability = "read"
 
     async def execute(
         self,
@@ -125,7 +139,8 @@ class FindTool(FileTool):
                     continue
                 rel = f"{rel_dir}{entry.name}"
                 if matcher.match(rel if full_path else entry.name):
-                    results.append(rel + "/" if entry.kind == "dir" else rel)
+                    shown = shown_name(rel)
+                    results.append(shown + "/" if entry.kind == "dir" else shown)
                     if len(results) > limit:
                         return results
                 if is_dir:

@@ -7,10 +7,11 @@ downloaded. The search stops as soon as one match past the limit proves there ar
 from __future__ import annotations
 
 import base64
-import json
 import math
 import os
 import posixpath
+import signal as signals
+from collections.abc import Callable
 from typing import Any
 
 from pi_host.lib.toolkit import (
@@ -66,6 +67,7 @@ class GrepTool(FileTool):
     prompt_snippet = "Search file contents by regex, respecting .gitignore"
     prompt_guidelines = ["Use grep to locate code before reading whole files."]
     default_active = False
+    capability = "read"
 
     def __init__(self, fs: FileSystem | None = None, searcher: Searcher | None = None) -> None:
         super().__init__(fs)
@@ -112,13 +114,19 @@ class GrepTool(FileTool):
             argv.append("--no-require-git")  # .gitignore applies in plain directories too
         argv += ["--", pattern, "." if is_dir else path]
 
-        collector = _Collector(limit, context, None if is_dir else os.path.basename(path))
+        from pi_tool_grep.events import parse_event  # (only when grep runs: start-up imports)
+
+        collector = _Collector(limit, context, None if is_dir else os.path.basename(path), parse_event)
         searcher = self.searcher or LocalSearcher(agent_dir=agent_dir(ctx))
         try:
             outcome = await searcher.ripgrep(argv, cwd=run_dir, on_line=collector.feed, signal=signal)
         except FileNotFoundError as exc:
             raise ToolError(str(exc)) from None
         notices: list[str] = []
+        if not outcome.stopped and outcome.exit_code is not None and outcome.exit_code < 0:
+            # Killed (out of memory, a signal from outside): what it found so far is not the
+            # answer, and "No matches found" would be a lie.
+            raise ToolError(_killed_text(-outcome.exit_code, outcome.stderr))
         if not outcome.stopped and outcome.exit_code is not None and outcome.exit_code >= 2:
             if not collector.lines:
                 raise ToolError(outcome.stderr or f"ripgrep failed with exit code {outcome.exit_code}")
@@ -146,7 +154,10 @@ class GrepTool(FileTool):
 class _Collector:
     """Turns ripgrep JSON events into output lines and decides when to stop."""
 
-    def __init__(self, limit: int, context: int, file_name: str | None) -> None:
+    def __init__(
+        self, limit: int, context: int, file_name: str | None, parse: Callable[[bytes], Any]
+    ) -> None:
+        self.parse = parse
         self.limit = limit
         self.context = context
         self.file_name = file_name
@@ -178,9 +189,8 @@ class _Collector:
 
     def feed(self, raw: bytes) -> bool:
         """Handle one JSON line; False stops the search."""
-        try:
-            event = json.loads(raw)
-        except ValueError:
+        event = self.parse(raw)
+        if not isinstance(event, dict):
             return True
         kind = event.get("type")
         data = event.get("data") or {}
@@ -203,6 +213,15 @@ class _Collector:
                     return True
             self.lines.append(self._line(data, "-"))
         return True
+
+
+def _killed_text(number: int, stderr: str) -> str:
+    try:
+        name = f" ({signals.Signals(number).name})"
+    except ValueError:
+        name = ""
+    first = stderr.splitlines()[0] if stderr else ""
+    return f"ripgrep was killed by signal {number}{name}" + (f": {first}" if first else "")
 
 
 def _text(field: Any) -> str | None:

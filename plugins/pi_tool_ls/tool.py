@@ -20,6 +20,19 @@ from pi_host.protocol.abort import AbortSignal
 DEFAULT_LIMIT = 500
 
 
+def shown_name(name: str) -> str:
+    """``name`` as the model sees it. ``os.scandir`` keeps a byte that is not UTF-8 as a lone
+    surrogate (``caf\\udce9.txt`` for Latin-1 ``café.txt``), which no UTF-8 encoder (JSON, the
+    session file, the terminal) accepts; each bad sequence becomes U+FFFD, as Node's decoder (and
+    so pi) shows it. The entry itself is still walked and matched by its real name."""
+    if name.isascii():
+        return name
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate no file system produced (an in-memory one)
+        return "".join("\ufffd" if "\ud800" <= char <= "\udfff" else char for char in name)
+
+
 class LsTool(FileTool):
     name = "ls"
     label = "ls"
@@ -38,6 +51,7 @@ class LsTool(FileTool):
     prompt_snippet = "List directory contents"
     prompt_guidelines = []
     default_active = False
+    capability = "read"
 
     async def execute(
         self,
@@ -64,9 +78,9 @@ class LsTool(FileTool):
             raise ToolError(f"Cannot read directory {path_arg}: {os_error_text(exc)}") from None
         if not entries:
             return ToolResult.text("(empty directory)")
-        entries.sort(key=lambda entry: (entry.name.lower(), entry.name))
-        more = len(entries) > limit
-        names = [entry.name + ("/" if entry.kind == "dir" else "") for entry in entries[:limit]]
+        shown = sorted(((shown_name(entry.name), entry.kind) for entry in entries), key=_order)
+        more = len(shown) > limit
+        names = [name + ("/" if kind == "dir" else "") for name, kind in shown[:limit]]
         truncation = truncate_head("\n".join(names), max_lines=1 << 62, max_bytes=DEFAULT_MAX_BYTES)
         notices: list[str] = []
         details: dict[str, Any] = {}
@@ -77,3 +91,7 @@ class LsTool(FileTool):
             details["truncation"] = truncation.to_details()
             notices.append(f"{format_size(DEFAULT_MAX_BYTES)} output limit reached")
         return ToolResult.text(with_notices(truncation.content, notices), details=details or None)
+
+
+def _order(item: tuple[str, str]) -> tuple[str, str]:
+    return item[0].lower(), item[0]

@@ -16,8 +16,10 @@ from typing import Any
 
 from pi_host.lib.export.errors import ExportError
 from pi_host.lib.export.reader import default_destination, read_session
+from pi_host.lib.export.writing import write_page
+from pi_host.lib.wire import well_formed
 
-__all__ = ["ExportError", "default_destination", "export_session_file", "render_html"]
+__all__ = ["ExportError", "default_destination", "export_session_file", "render_html", "write_page"]
 
 
 def render_html(
@@ -30,10 +32,11 @@ def render_html(
     """The page for a session: ``header`` is the file's first line, ``entries`` the rest in file
     order. The active branch ends at ``leaf_id`` (default, and for an unknown id: the last entry,
     pi's leaf on load). ``title`` replaces the session name as the page title. The entries are
-    not modified."""
+    not modified. The text is well-formed: a lone surrogate (pi writes one when a stream cut an
+    emoji) shows as U+FFFD, so the page can be written as UTF-8."""
     from pi_host.lib.export.page import build_page
 
-    return build_page(header, entries, title=title, leaf_id=leaf_id)
+    return well_formed(build_page(header, entries, title=title, leaf_id=leaf_id))
 
 
 def export_session_file(
@@ -48,7 +51,7 @@ def export_session_file(
     current directory (pi's name); a destination that is a directory gets that name inside it.
     Malformed lines are skipped and reported once through ``warn``. Raises :class:`ExportError`
     (a sentence naming the path) when the source is missing or not a session file, or the
-    destination cannot be written."""
+    destination cannot be written (the previous file is then kept, see :func:`write_page`)."""
     source = os.path.expanduser(source)
     session = read_session(source)
     if session.skipped and warn is not None:
@@ -63,8 +66,7 @@ def export_session_file(
         raise ExportError(f"cannot export {source}: the output {target} is the session file itself")
     page = render_html(session.header, session.entries)
     try:
-        with open(target, "w", encoding="utf-8") as handle:
-            handle.write(page)
+        write_page(target, page)
     except OSError as exc:
         raise ExportError(f"cannot write {target}: {exc.strerror or exc}") from None
     return target

@@ -3,7 +3,6 @@ copy of the session file."""
 
 from __future__ import annotations
 
-import json
 import os
 from typing import TYPE_CHECKING
 
@@ -12,7 +11,8 @@ if TYPE_CHECKING:
 
 
 async def export(ui: InteractiveApp, args: str = "") -> None:
-    from pi_host.lib.export import default_destination, render_html
+    from pi_host.lib.export import default_destination, render_html, write_page
+    from pi_host.lib.wire import json_bytes
 
     store = ui.session.store
     header = dict(
@@ -31,12 +31,11 @@ async def export(ui: InteractiveApp, args: str = "") -> None:
         ui.notice(f"{target} is the session file itself: choose another path", "error")
         return
     if target.endswith(".jsonl"):
-        text = "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in [header, *entries])
+        text = "".join(json_bytes(item).decode() + "\n" for item in [header, *entries])
     else:
         text = render_html(header, entries, leaf_id=store.leaf_id())
     try:
-        with open(target, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        write_page(target, text)  # a temp file renamed over the target: never half written
     except OSError as exc:
         ui.notice(f"Could not write {target}: {exc.strerror or exc}", "error")
         return

@@ -25,7 +25,9 @@ async def run_print(request: Any) -> int:
         if not getattr(request, "interrupted", False):  # a signal: the CLI says so in one line
             request.stderr.write(f"pi: {final.error_message or final.stop_reason}\n")
         return 1
-    text = final.text()
+    from pi_host.lib.wire import well_formed
+
+    text = well_formed(final.text())  # a lone surrogate cannot be written as UTF-8: U+FFFD, as Node does
     request.stdout.write(text + "\n")
     request.stdout.flush()
     if final.stop_reason == "length":

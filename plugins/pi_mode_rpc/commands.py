@@ -387,7 +387,7 @@ async def _get_session_stats(server: Any, record: dict[str, Any]) -> Any:
 
 @command("export_html")
 async def _export_html(server: Any, record: dict[str, Any]) -> Any:
-    from pi_host.lib.export import default_destination, render_html
+    from pi_host.lib.export import default_destination, render_html, write_page
 
     session = server.session
     store = session.store
@@ -399,8 +399,7 @@ async def _export_html(server: Any, record: dict[str, Any]) -> Any:
         getattr(store, "header", None) or {"type": "session", "version": 3, "id": session.session_id}
     )
     page = render_html(header, store.entries(), leaf_id=store.leaf_id())
-    with open(target, "w", encoding="utf-8") as handle:
-        handle.write(page)
+    write_page(target, page)  # a temp file renamed over the target: never half written
     return {"path": target}
 
 

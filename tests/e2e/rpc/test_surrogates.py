@@ -125,3 +125,10 @@ def test_json_mode_keeps_a_prompt_that_is_not_utf8(isolated_environment):
     assert (said[0], len(said), said[-1]) == ("a", 3, "b")
     agent_end = [r for r in records if r["type"] == "agent_end"]
     assert len(agent_end) == 1
+
+
+def test_print_mode_writes_an_answer_holding_a_lone_surrogate_as_a_replacement_character(tmp_path):
+    """What Node does when it writes such a string to stdout: U+FFFD, not a crash."""
+    out = run_pi("-p", *FAUX, "--no-session", "go", cwd=tmp_path, script=[text("before \ud800 after")])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "before \ufffd after\n" and out.stderr == ""

@@ -74,6 +74,8 @@ class Tool:
     """``sequential`` forces the whole batch containing this tool to run one call at a time."""
     constrained_sampling: dict[str, Any] | None = None
     default_active: bool = True
+    capability: str = "unknown"
+    """What it may do, as declared: ``read``, ``write``, ``exec``, ``network`` (docs/permissions.md)."""
 
     def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
         """Fold legacy argument shapes before validation (e.g. edit's old top-level fields)."""

@@ -14,6 +14,7 @@ import sys
 import tempfile
 from typing import Any
 
+from pi_host.lib.toolkit.capabilities import capability_from_annotations
 from pi_host.loop.tools import Tool, ToolResult
 from pi_mcp import prompt_section
 from pi_mcp.client import Connection
@@ -44,6 +45,7 @@ class McpTool(Tool):
         self.annotations = (
             annotations.model_dump(by_alias=True, exclude_none=True) if annotations is not None else {}
         )
+        self.capability = capability_from_annotations(self.annotations)  # readOnlyHint: plan mode runs it
 
     async def execute(self, tool_call_id, args, signal, on_update, ctx):  # noqa: ANN001
         result = await self.connection.call(self.server_tool, args)
@@ -84,9 +86,34 @@ def to_tool_result(result: Any, server: str, tool: str) -> ToolResult:
     content, saved = limit_text(content)
     if saved:
         details["fullOutputPath"] = saved
+    structured = limit_structured(structured, details)
     return ToolResult(
         content=content, details=details, structured_content=structured, is_error=bool(result.is_error)
     )
+
+
+def limit_structured(structured: Any, details: dict[str, Any]) -> Any:
+    """Structured content over the text limit is saved to a file instead of riding along in every
+    event (a JSON-mode line of 50 MB): ``details.structuredContentPath`` names the file."""
+    if structured is None:
+        return None
+    import orjson
+
+    try:
+        data = orjson.dumps(structured)
+    except TypeError:
+        return structured
+    if len(data) <= MAX_TEXT_BYTES:
+        return structured
+    details["structuredContentOmitted"] = f"{len(data)} bytes, over the {MAX_TEXT_BYTES // 1024}KB limit"
+    try:
+        fd, path = tempfile.mkstemp(prefix="pi-mcp-", suffix=".json")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        details["structuredContentPath"] = path
+    except OSError:
+        pass
+    return None
 
 
 def truncate_middle(text: str, max_bytes: int = MAX_TEXT_BYTES) -> str | None:
@@ -148,6 +175,7 @@ class ToolSearch(Tool):
         "required": ["query"],
     }
     prompt_snippet = "find and load MCP tools that are not declared yet"
+    capability = "read"  # it only changes which tools are declared
 
     def __init__(self, manager: McpManager) -> None:
         self.manager = manager
@@ -183,7 +211,7 @@ class McpManager:
     def __init__(self, ctx: Any, servers: list[ServerConfig], errors: list[str]) -> None:
         self.ctx = ctx
         self.session = ctx.session
-        self.connections = {s.name: Connection(s, ctx.cwd, self._changed) for s in servers}
+        self.connections = {s.name: Connection(s, ctx.cwd, self._changed, self.warn) for s in servers}
         self.errors = errors
         self.tools: dict[str, McpTool] = {}
         self._reported: set[tuple[str, str]] = set()
@@ -219,14 +247,26 @@ class McpManager:
         await asyncio.gather(*(c.wait(c.config.timeout) for c in self.connections.values()))
 
     async def wait_direct(self) -> None:
+        """The first prompt waits up to :data:`DIRECT_WAIT_S` for servers with direct tools, as pi
+        does; one still starting then is named in one line (its own timeout may be longer), and
+        the prompt goes on without its tools."""
         self.reconnect_signed_in()
-        pending = [
-            c.wait(DIRECT_WAIT_S)
+        waiting = [
+            c
             for c in self.connections.values()
             if c.state == "connecting" and "direct" in self._exposures(c.config)
         ]
-        if pending:
-            await asyncio.gather(*pending)
+        if not waiting:
+            return
+        await asyncio.gather(*(c.wait(DIRECT_WAIT_S) for c in waiting))
+        for connection in waiting:
+            name = connection.config.name
+            if connection.state == "connecting" and (name, "slow") not in self._reported:
+                self._reported.add((name, "slow"))
+                self.warn(
+                    f'MCP server "{name}" is still starting after {DIRECT_WAIT_S:g}s (no answer to '
+                    "initialize yet); this prompt goes on without its tools"
+                )
 
     def reconnect_signed_in(self) -> None:
         """Servers waiting for a sign-in whose credentials were stored since (``pi mcp login``, in

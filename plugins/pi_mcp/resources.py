@@ -43,6 +43,7 @@ def _is_app(data: dict[str, Any]) -> bool:
 class _ResourceTool(Tool):
     execution_mode = None
     annotations = READ_ONLY
+    capability = "read"
 
     def __init__(self, manager: Any) -> None:
         self.manager = manager

@@ -42,6 +42,7 @@ class BashTool(Tool):
     prompt_guidelines = ["Prefer read/edit/write over shell commands such as cat or sed for file changes."]
     constrained_sampling = {"type": "json_schema", "strict": "prefer"}
     default_active = True
+    capability = "exec"
 
     def __init__(self, shell: Shell | None = None) -> None:
         self.shell: Shell = shell or LocalShell()

@@ -55,6 +55,7 @@ class EditTool(FileTool):
     ]
     constrained_sampling = {"type": "json_schema", "strict": "prefer"}
     default_active = True
+    capability = "write"
 
     def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
         """Accept ``edits`` as a JSON string or a single object, and the legacy top-level

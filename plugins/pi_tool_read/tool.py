@@ -56,6 +56,7 @@ class ReadTool(FileTool):
     prompt_guidelines = ["Read a file before editing it, so that edits quote its exact text."]
     constrained_sampling = {"type": "json_schema", "strict": "prefer"}
     default_active = True
+    capability = "read"
 
     async def execute(
         self,

@@ -33,6 +33,7 @@ class WriteTool(FileTool):
     prompt_guidelines = ["Use write only for new files or complete rewrites; use edit for changes."]
     constrained_sampling = {"type": "json_schema", "strict": "prefer"}
     default_active = True
+    capability = "write"
 
     async def execute(
         self,

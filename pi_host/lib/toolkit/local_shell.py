@@ -22,6 +22,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pi_host.lib.toolkit.operations import ExecResult
@@ -39,8 +40,23 @@ def default_shell() -> str:
     return shutil.which("bash") or "sh"
 
 
+@dataclass
+class Launch:
+    """How one command starts (what a :attr:`LocalShell.launcher` returns): the program and its
+    arguments, a function run in the child before ``exec``, and one run in pi-host once started."""
+
+    argv: list[str]
+    preexec_fn: Callable[[], Any] | None = None
+    cleanup: Callable[[], Any] | None = None
+
+
 class LocalShell:
     """Runs commands on this machine, each in its own process group (session)."""
+
+    launcher: Callable[[list[str], str, dict[str, str]], Launch] | None = None
+    """A sandbox's hook: ``launcher(argv, cwd, env)`` wraps each command (``argv`` is
+    ``[shell, "-c", command]``) and returns the :class:`Launch` to run; what it raises becomes the
+    tool's error. Set on one shell instance (the bash tool's), never on the class."""
 
     kill_grace_seconds = 2.0
     """After a kill, how long to wait for the pipe to close (a process that escaped both the group
@@ -62,24 +78,27 @@ class LocalShell:
     ) -> ExecResult:
         if not os.path.isdir(cwd):
             raise FileNotFoundError(f"Working directory does not exist: {cwd}")
+        argv = [shell or default_shell(), "-c", command]
+        launch = self.launcher(argv, cwd, env) if self.launcher is not None else Launch(argv)
         read_fd, write_fd = os.pipe()
         try:
             process = await asyncio.create_subprocess_exec(
-                shell or default_shell(),
-                "-c",
-                command,
+                *launch.argv,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=write_fd,
                 stderr=write_fd,
                 cwd=cwd,
                 env=env,
                 start_new_session=True,
+                preexec_fn=launch.preexec_fn,
             )
         except BaseException:
             os.close(read_fd)
             raise
         finally:
             os.close(write_fd)
+            if launch.cleanup is not None:
+                launch.cleanup()
         run = _Run(self, process, read_fd)
         return await run.wait(on_data, signal, timeout)
 
@@ -235,10 +254,15 @@ on its own process at start-up so that all its children inherit them."""
 def command_environment(scrub_keys: bool = False, key_variables: tuple[str, ...] = ()) -> dict[str, str]:
     """This process's environment for a command, plus :data:`AGENT_MARKERS`, without inherited
     session variables; with ``scrub_keys`` (the ``shellScrubProviderKeys`` setting) also without
-    the providers' key variables. As in pi, keys are inherited by default."""
+    the providers' key variables, which are then also hidden from what the command can read about
+    pi itself (``/proc/$PPID/environ``, ``--api-key`` in its arguments: :mod:`.own_environment`).
+    As in pi, keys are inherited by default."""
     env = {name: value for name, value in os.environ.items() if name not in SESSION_VARIABLES}
     env.update(AGENT_MARKERS)
     if scrub_keys:
+        from pi_host.lib.toolkit.own_environment import hide_keys
+
+        hide_keys(key_variables)
         for name in key_variables:
             env.pop(name, None)
     return env

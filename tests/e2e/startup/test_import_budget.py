@@ -40,7 +40,8 @@ ADAPTERS = {
 }
 
 # pi_host.* plus plugin (pi_*) modules loaded, measured with headroom (issue 16)
-BUDGET = {"faux": 165, "openai": 178}  # measured: 157-158 and 168-169
+BUDGET = {"faux": 168, "openai": 181}  # measured: 157-158 and 168-169; +3 for the thin modules of
+# the permissions, sandbox and agent-hooks plugins (their work is imported only when they are used)
 
 
 def _run(argv: list[str], tmp_path, cwd) -> tuple[set[str], str]:

@@ -5,6 +5,7 @@
 3. global files: ``<agent dir>/extensions/*.py`` (and packages with ``__init__.py``), by name;
 4. project files: ``<cwd>/.pi/extensions/*.py``, by name (imported only for a trusted project);
 5. ``-e`` paths, in the order given.
+pi's ``.ts``/``.js`` extensions found there load through the ``load_script_extension`` hook.
 
 Settings files name more (``extensions``, ``packages``: :func:`named_candidate`); they load after
 the files of their scope (:mod:`pi_host.plugins.selection`).
@@ -32,6 +33,8 @@ from pi_host.plugins.dispatch import PluginHost, PluginRecord
 GROUP = "pi_host"
 HOST_DISTRIBUTION = "pi-host"
 CACHE_VERSION = 1
+SCRIPT_SUFFIXES = (".ts", ".mts", ".cts", ".js", ".mjs", ".cjs")  # pi's extensions, and their folders':
+SCRIPT_ENTRIES = ("index.ts", "index.js", "package.json")
 
 
 def normalise(name: str) -> str:
@@ -56,6 +59,7 @@ class Candidate:
 
     def __init__(self, record: PluginRecord, load: Callable[[], Any], dist: str = "") -> None:
         self.record, self.load, self.dist = record, load, dist
+        self.script = record.source not in ("builtin", "installed") and is_script(record.origin)
 
 
 def _fingerprint() -> list[Any]:
@@ -173,11 +177,18 @@ def dir_plugins(directory: str) -> list[str]:
         if name.startswith((".", "_")):
             continue
         full = os.path.join(directory, name)
-        if name.endswith(".py") and os.path.isfile(full):
+        if name.endswith((".py", *SCRIPT_SUFFIXES)) and os.path.isfile(full):
             found.append(full)
-        elif os.path.isfile(os.path.join(full, "__init__.py")):
+        elif any(os.path.isfile(os.path.join(full, n)) for n in ("__init__.py", *SCRIPT_ENTRIES)):
             found.append(full)
     return found
+
+
+def is_script(path: str) -> bool:
+    """A TypeScript/JavaScript extension file, or a folder of one (no ``__init__.py``)."""
+    if os.path.isabs(path) and os.path.isdir(path):
+        return not os.path.isfile(os.path.join(path, "__init__.py"))
+    return os.path.isabs(path) and path.endswith(SCRIPT_SUFFIXES)
 
 
 def find_plugins(
@@ -227,6 +238,13 @@ def named_candidate(target: str, source: str, taken: set[str], module: bool = Fa
     return Candidate(record, lambda: importlib.import_module(target))
 
 
+def _load_script(host: PluginHost, record: PluginRecord) -> Any:
+    plugin = host.pm.hook.load_script_extension(host=host, record=record)
+    if plugin is None:
+        raise ImportError("a TypeScript/JavaScript extension: no plugin loads those (ts-bridge is off)")
+    return plugin
+
+
 def _unique(name: str, taken: set[str]) -> str:
     unique, index = name, 1
     while unique in taken:
@@ -251,7 +269,7 @@ def load(host: PluginHost, candidate: Candidate, disabled: Collection[str] = ())
         return False
     started = time.perf_counter()
     try:
-        plugin = candidate.load()
+        plugin = _load_script(host, record) if candidate.script else candidate.load()
     except BaseException as exc:  # SyntaxError, ImportError, SystemExit from a broken plugin
         if isinstance(exc, KeyboardInterrupt):
             raise

@@ -10,20 +10,24 @@ import re
 import sys
 from typing import Any
 
-from pi_packages import manifest
+from pi_packages import manifest, npm
 from pi_packages.pip_runner import HOST, PipMissing, installed, normalise, run_pip
 from pi_packages.specs import normalise_spec, pip_install_args, spec_problem
 
 INSTALL_USAGE = """\
 Usage: pi install [-l] [--editable] [-U] [-v] [pip options...] <requirement | path | git URL>...
+       pi install [-l] [-v] npm:<package>[@version]...
        pi install --sync [-v] [pip options...]
+       pi install --node
 
 Install plugin packages with pip into the environment pi-host runs in, and record them in
 <agent dir>/pi-host-packages.json (-l/--local: the project's .pi/pi-host-packages.json, trusted
 projects only). A path is recorded as an absolute path; git:host/owner/repo[@ref] and repository
-URLs install with git. --sync installs every recorded package that is missing here (after pi-host
-was reinstalled into a fresh environment). Other options (--no-deps, --no-build-isolation,
---index-url URL, --pre...) are passed to pip; -v shows pip's own output.
+URLs install with git. npm:<package> is one of pi's TypeScript extension packages: npm installs it
+into <agent dir>/pi-host/npm (Node.js and npm are fetched from the npm registry when missing;
+--node does only that) and it loads at start-up. --sync installs every recorded package that is
+missing here (after pi-host was reinstalled into a fresh environment). Other options (--no-deps,
+--no-build-isolation, --index-url URL, --pre...) are passed to pip; -v shows pip's own output.
 """
 
 REMOVE_USAGE = """\
@@ -75,7 +79,7 @@ class Options:
     def __init__(self) -> None:
         self.local = self.editable = self.upgrade = self.verbose = self.sync = False
         self.approve: bool | None = None
-        self.json = self.help = False
+        self.json = self.help = self.node = False
         self.pip: list[str] = []
         self.specs: list[str] = []
         self.problem: str | None = None
@@ -100,6 +104,8 @@ def parse(argv: list[str]) -> Options:
             opts.sync = True
         elif arg == "--json":
             opts.json = True
+        elif arg == "--node":
+            opts.node = True
         elif arg in ("-a", "--approve"):
             opts.approve = True
         elif arg in ("-na", "--no-approve"):
@@ -180,6 +186,20 @@ def _install_one(spec: str, opts: Options, path: str, pip_extra: list[str]) -> b
     return True
 
 
+def _npm_step(step: Any) -> int:
+    """Run one npm action; its failure is one line."""
+    try:
+        step()
+    except npm.NpmError as exc:
+        _err(f"pi: {exc}")
+        return 1
+    return 0
+
+
+def _is_npm(entry: dict[str, Any]) -> bool:
+    return entry.get("kind") == "npm"
+
+
 def _refused(spec: Any, path: str | None = None, name: str = "") -> bool:
     """One line when ``spec`` (from the command line, or ``name``'s in manifest ``path``) must not
     reach pip; whether it was refused."""
@@ -192,13 +212,15 @@ def _refused(spec: Any, path: str | None = None, name: str = "") -> bool:
 
 def cmd_install(argv: list[str]) -> int:
     opts = parse(argv)
-    if opts.help or (not opts.specs and not opts.sync):
+    if opts.help or (not opts.specs and not opts.sync and not opts.node):
         (sys.stdout if opts.help else sys.stderr).write(INSTALL_USAGE)
         return 0 if opts.help else 1
     if opts.problem:
         _err(f"pi: {opts.problem}")
         return 1
     cwd = os.getcwd()
+    if opts.node:
+        return _npm_step(lambda: _out(f"Node.js for TypeScript extensions: {npm.ensure_node(_out)}"))
     if opts.sync:
         return _sync(opts, cwd)
     if [spec for spec in opts.specs if _refused(spec)]:  # nothing is installed: every spec is named
@@ -206,18 +228,17 @@ def cmd_install(argv: list[str]) -> int:
     path = _scope_path(opts, cwd)
     if path is None:
         return 1
-    npm = [spec for spec in opts.specs if spec.startswith("npm:")]
-    if npm:
-        _err(
-            f"pi: {npm[0]} is an npm package (pi's TypeScript extensions); pi-host installs Python "
-            "plugin packages: a requirement, a path or a git URL"
-        )
-        return 1
     created = not os.path.exists(path)
     ok = True
     try:
         for spec in opts.specs:
-            ok = _install_one(normalise_spec(spec, cwd), opts, path, opts.pip) and ok
+            if spec.startswith("npm:"):
+                ok = (
+                    _npm_step(lambda spec=spec: npm.install(spec, path, opts.pip, opts.verbose, _out)) == 0
+                    and ok
+                )
+            else:
+                ok = _install_one(normalise_spec(spec, cwd), opts, path, opts.pip) and ok
     except PipMissing as exc:
         _err(f"pi: {exc}")
         return 1
@@ -262,7 +283,7 @@ def _scopes(cwd: str, approve: bool | None, skipped: list[str] | None = None) ->
 
 def _recorded(scopes: list[tuple[str, str]]) -> list[tuple[str, dict[str, Any]]]:
     """Every (manifest path, entry) of ``scopes``."""
-    return [(path, entry) for _scope, path in scopes for entry in manifest.read_entries(path)]
+    return [(path, entry) for _scope, path in scopes for entry in manifest.read_entries(path, True)]
 
 
 def _allowed(targets: list[tuple[str, dict[str, Any]]]) -> tuple[list[tuple[str, dict[str, Any]]], bool]:
@@ -276,10 +297,17 @@ def _sync(opts: Options, cwd: str) -> int:
     dists = installed()
     skipped: list[str] = []
     recorded = _recorded(_scopes(cwd, opts.approve, skipped))
+    npm_missing = [(p, e) for p, e in recorded if _is_npm(e) and npm.installed_version(e["name"]) is None]
+    recorded = [(p, e) for p, e in recorded if not _is_npm(e)]
+    npm_ok = all(
+        _npm_step(lambda p=p, e=e: npm.install(e["spec"], p, [], opts.verbose, _out)) == 0
+        for p, e in npm_missing
+    )
     missing, ok = _allowed([(p, e) for p, e in recorded if normalise(e["name"]) not in dists])
+    ok = ok and npm_ok
     ok = ok and not skipped  # an untrusted project's packages were asked for and not installed
     if not missing:
-        if ok:
+        if ok and not npm_missing:
             _out("Every recorded plugin package is installed")
         return 0 if ok else 1
     try:
@@ -303,11 +331,19 @@ def cmd_remove(argv: list[str]) -> int:
     if path is None:
         return 1
     other = manifest.manifest_path("user" if opts.local else "project", cwd)
-    entries = manifest.read_entries(path)
+    entries = manifest.read_entries(path, True)
     dists = installed()
     code = 0
     for key in opts.specs:
         entry = manifest.find(entries, key) or manifest.find(entries, normalise_spec(key, cwd))
+        if entry is None and key.startswith("npm:"):
+            entry = manifest.find(entries, npm.package_name(key))
+        if entry is not None and _is_npm(entry):
+            other_lists = manifest.find(manifest.read_entries(other, True), entry["name"]) is not None
+            code = (
+                _npm_step(lambda e=entry, k=other_lists: npm.remove(e, path, opts.verbose, _out, k)) or code
+            )
+            continue
         name = entry["name"] if entry else key
         if normalise(name) == HOST:
             _err("pi: pi-host itself is not removed by pi remove")
@@ -345,10 +381,13 @@ def _rows(cwd: str, approve: bool | None) -> list[dict[str, Any]]:
     dists = installed()
     shipped = provided(cwd, decide_trust(cwd, approve).trusted)
     recorded: dict[str, tuple[str, dict[str, Any]]] = {}
-    for scope, path in reversed(_scopes(cwd, approve)):  # a project entry wins over the user's
-        for entry in manifest.read_entries(path):
-            recorded.setdefault(normalise(entry["name"]), (scope, entry))
     rows = []
+    for scope, path in reversed(_scopes(cwd, approve)):  # a project entry wins over the user's
+        for entry in manifest.read_entries(path, True):
+            if _is_npm(entry):
+                rows.append(_npm_row(scope, entry))
+            else:
+                recorded.setdefault(normalise(entry["name"]), (scope, entry))
     for key, dist in sorted(dists.items()):
         if key == HOST or not dist.entry_points:
             continue
@@ -392,6 +431,20 @@ def _rows(cwd: str, approve: bool | None) -> list[dict[str, Any]]:
     return rows
 
 
+def _npm_row(scope: str, entry: dict[str, Any]) -> dict[str, Any]:
+    version = npm.installed_version(entry["name"])
+    return {
+        "name": entry["name"],
+        "version": version or entry.get("version"),
+        "scope": scope,
+        "spec": entry.get("spec"),
+        "entryPoints": [],
+        "installed": version is not None,
+        "resources": {},
+        "npm": npm.package_dir(entry["name"]),
+    }
+
+
 def cmd_list(argv: list[str]) -> int:
     opts = parse(argv)
     if opts.help:
@@ -411,6 +464,8 @@ def cmd_list(argv: list[str]) -> int:
             _out(f"    from: {row['spec']}")
         for ep in row["entryPoints"]:
             _out(f"    pi_host: {ep}")
+        if row.get("npm") and row["installed"]:
+            _out(f"    npm: {row['npm']} (TypeScript extensions, loaded through ts-bridge)")
         for kind, names in row["resources"].items():
             _out(f"    {kind}: {', '.join(names)}")
     return 0
@@ -442,7 +497,15 @@ def cmd_update(argv: list[str]) -> int:
                 return 1
             chosen += found
         targets = chosen
-    targets, valid = _allowed(targets)
+    npm_targets = [(p, e) for p, e in targets if _is_npm(e)]
+    npm_ok = all(
+        _npm_step(lambda p=p, e=e: npm.install(e["spec"], p, [], opts.verbose, _out)) == 0
+        for p, e in npm_targets
+    )
+    targets, valid = _allowed([(p, e) for p, e in targets if not _is_npm(e)])
+    valid = valid and npm_ok
+    if not targets and npm_targets:
+        return 0 if valid else 1
     if not targets:
         if valid:
             _out("No recorded plugin packages to update")

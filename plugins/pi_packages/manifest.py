@@ -8,7 +8,8 @@ for and what it installed::
      "editable": false, "installedAt": "2025-01-01T12:00:00Z"}
 
 ``spec`` is the requirement, absolute path or git URL given to ``pi install``; ``name`` and
-``version`` the distribution pip installed for it. Other keys are kept when the file is rewritten.
+``version`` the distribution pip installed for it. pi's npm packages (``pi install npm:...``)
+have ``"kind": "npm"`` and the npm package's name. Other keys are kept when the file is rewritten.
 Reading this module costs nothing at start-up: only :func:`read_entries` runs there.
 """
 
@@ -35,15 +36,20 @@ def manifest_path(scope: str, cwd: str | None = None) -> str:
     return os.path.join(agent_dir(), FILE_NAME)
 
 
-def read_entries(path: str) -> list[dict[str, Any]]:
-    """The entries of one manifest (none when it is missing or unreadable)."""
+def read_entries(path: str, include_npm: bool = False) -> list[dict[str, Any]]:
+    """The entries of one manifest (none when it is missing or unreadable): its Python packages,
+    and with ``include_npm`` pi's npm packages too."""
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
     except (OSError, ValueError):
         return []
     packages = data.get("packages") if isinstance(data, dict) else None
-    return [e for e in packages or () if isinstance(e, dict) and isinstance(e.get("name"), str)]
+    return [
+        e
+        for e in packages or ()
+        if isinstance(e, dict) and isinstance(e.get("name"), str) and (include_npm or e.get("kind") != "npm")
+    ]
 
 
 def find(entries: list[dict[str, Any]], key: str) -> dict[str, Any] | None:
@@ -56,8 +62,11 @@ def find(entries: list[dict[str, Any]], key: str) -> dict[str, Any] | None:
     return None
 
 
-def record(path: str, spec: str, name: str, version: str, editable: bool = False) -> None:
-    """Add or replace the entry for distribution ``name``."""
+def record(
+    path: str, spec: str, name: str, version: str, editable: bool = False, kind: str | None = None
+) -> None:
+    """Add or replace the entry for distribution ``name`` (``kind="npm"``: one of pi's npm
+    packages, :mod:`pi_packages.npm`)."""
     from pi_host.config.json_files import update_json_file
 
     def change(data: dict[str, Any]) -> None:
@@ -66,15 +75,14 @@ def record(path: str, spec: str, name: str, version: str, editable: bool = False
             for e in data.get("packages") or ()
             if not (isinstance(e, dict) and normalise(str(e.get("name", ""))) == normalise(name))
         ]
-        packages.append(
-            {
-                "spec": spec,
-                "name": name,
-                "version": version,
-                "editable": editable,
-                "installedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            }
-        )
+        entry = {
+            "spec": spec,
+            "name": name,
+            "version": version,
+            "editable": editable,
+            "installedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        packages.append({**entry, "kind": kind} if kind else entry)
         data["packages"] = sorted(packages, key=lambda e: normalise(str(e.get("name", ""))))
 
     os.makedirs(os.path.dirname(path), exist_ok=True)

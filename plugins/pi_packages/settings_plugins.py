@@ -6,9 +6,10 @@ installed with ``pi_host`` entry points has loaded anyway; its entry only filter
 (``pi_host.lib.resources.package_resources``). A folder laid out as a pi package (``skills/``,
 ``prompts/``, ``themes/``, ``package.json``) gives its resources, not code.
 
-Everything else pi accepts there is pi's own (npm packages, git sources, TypeScript and
-JavaScript files, ``builtin:`` extensions): each such entry is one line saying why it is
-skipped, and the run goes on. ``!glob`` / ``-path`` entries of ``extensions`` exclude pi's
+pi's TypeScript and JavaScript extensions (files, extension folders, pi packages with
+extensions, npm packages ``pi install npm:...`` installed) are loaded by the ``ts-bridge``
+plugin. What else pi accepts there (npm packages not installed for pi-host, git sources,
+``builtin:`` extensions) is one line saying why it is skipped, and the run goes on. ``!glob`` / ``-path`` entries of ``extensions`` exclude pi's
 extension files and are left to pi.
 """
 
@@ -54,7 +55,12 @@ def _classify(
     """What one source loads (a path or a module name), or nothing after one ``note``."""
     kind = source_kind(source, base)
     if kind == "npm":
-        note(key, source, "is an npm package (pi's TypeScript); pi-host loads Python packages: skipped")
+        from pi_packages import npm
+
+        folder = npm.package_dir(npm.package_name(source))
+        if os.path.isdir(folder):
+            return [folder]  # installed for pi-host: its TypeScript extensions load (ts-bridge)
+        note(key, source, f"is an npm package pi-host has not installed (pi install {source}): skipped")
     elif kind == "git":
         note(
             key,
@@ -84,7 +90,7 @@ def _path(key: str, source: str, path: str, filters: dict[str, Any], note: Any) 
         if path.endswith(".py"):
             return [path]
         if path.endswith(SCRIPT_SUFFIXES):
-            note(key, source, "is a TypeScript/JavaScript extension, which pi-host cannot load: skipped")
+            return [path]  # pi's TypeScript/JavaScript extension: the ts-bridge plugin loads it
         else:
             note(key, source, "is not a Python file (.py): skipped")
     elif not os.path.isdir(path):
@@ -94,10 +100,9 @@ def _path(key: str, source: str, path: str, filters: dict[str, Any], note: Any) 
     elif key == "packages" and resources.pi_package_dir(path):
         scripts = _script_extensions(path) if filters.get("extensions") != [] else []
         if scripts:
-            note(key, source, f"has TypeScript/JavaScript extensions pi-host cannot load ({scripts[0]}...); "
-                 "its skills, prompts and themes load")  # fmt: skip
+            return [path]  # its extensions load through ts-bridge; skills, prompts, themes as ever
     elif any(os.path.exists(os.path.join(path, n)) for n in ("package.json", "index.ts", "index.js")):
-        note(key, source, "is a TypeScript/JavaScript extension folder, which pi-host cannot load: skipped")
+        return [path]  # a TypeScript/JavaScript extension folder (ts-bridge)
     elif any(os.path.exists(os.path.join(path, n)) for n in ("pyproject.toml", "setup.py")):
         note(key, source, f"is a Python project, not an installed package (pi install {path}): skipped")
     else:

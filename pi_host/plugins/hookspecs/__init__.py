@@ -48,12 +48,12 @@ MODULES: tuple[ModuleType, ...] = (registration, lifecycle, prompt, run, provide
 
 
 def specs() -> dict[str, Callable[..., Any]]:
-    """Every hook spec by name (``on_input``, ``register_tools``...)."""
+    """Every hook spec by name (``on_input``, ``register_tools``, ``load_script_extension``...)."""
     return {
         name: getattr(module, name)
         for module in MODULES
         for name in module.__all__
-        if name.startswith(("on_", "register_"))
+        if name.startswith(("on_", "register_", "load_"))
     }
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from pi_host.plugins.hookspecs._marker import hookspec
 
 __all__ = [
+    "load_script_extension",
     "register_cli_flags",
     "register_commands",
     "register_compaction_strategies",
@@ -100,3 +101,9 @@ def register_settings_plugins(settings_path: str, problems: list[str]) -> list[A
     """More plugins the settings file ``settings_path`` names (the user's, or a trusted project's
     ``extensions`` and ``packages``): absolute paths of ``.py`` files or package folders, or
     importable module names, loaded like ``-e`` ones. An unusable entry is one line in ``problems``."""
+
+
+@hookspec(firstresult=True)
+def load_script_extension(host: Any, record: Any) -> Any:
+    """The plugin object for the TypeScript/JavaScript extension (pi's) at ``record.origin``, to
+    join ``host`` (the built-in ``ts-bridge`` loads them); a raise is that extension's load failure."""

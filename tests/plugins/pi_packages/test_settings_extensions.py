@@ -1,5 +1,6 @@
 """pi's ``extensions`` and ``packages`` settings in pi-host: Python files, package folders and
-importable modules load like ``-e``; what only pi can load (npm, git, TypeScript, ``builtin:``)
+importable modules load like ``-e``, and so do TypeScript extensions (through ts-bridge); what only
+pi can load (npm packages pi-host did not install, git, ``builtin:``)
 is one warning line each and the run goes on; an untrusted project's settings load no code."""
 
 from __future__ import annotations
@@ -82,14 +83,13 @@ def test_each_entry_is_a_plugin_or_one_line_naming_it(isolated_environment, tmp_
         },
     )
     found, problems = names_problems(path)
-    assert found == [str(agent / "ext.py"), str(agent / "pkg"), "json"]
+    # pi's TypeScript extensions are plugins too: the ts-bridge plugin loads them
+    assert found == [str(agent / "ext.py"), str(agent / "pkg"), str(agent / "tool.ts"), str(agent / "ts-ext"), "json"]
     expected = [
-        "'./tool.ts' is a TypeScript/JavaScript extension",
-        "'ts-ext' is a TypeScript/JavaScript extension folder",
         "'./gone.py' does not exist",
         "'builtin:mcp' is one of pi's built-in extensions",
         'no "source" string',
-        "'npm:@scope/tools@1.0.0' is an npm package",
+        "'npm:@scope/tools@1.0.0' is an npm package pi-host has not installed (pi install npm:@scope/tools@1.0.0)",
         "'git:github.com/me/pi-tools@v1' is a git source",
         "'https://github.com/me/pi-tools' is a git source",
         "'leftpad-xyz' is not an importable Python package",

@@ -1,5 +1,5 @@
-"""What ``pi install`` accepts, in process: specs are recorded as pip reads them, npm sources are
-refused in one line. (The real ``pi install`` of a throw-away environment is in
+"""What ``pi install`` accepts, in process: specs are recorded as pip reads them, npm sources go
+to npm (pi's TypeScript packages, plugins/pi_packages/npm.py). (The real ``pi install`` of a throw-away environment is in
 ``tests/e2e/venvs/test_packages.py``.)"""
 
 from __future__ import annotations
@@ -17,9 +17,23 @@ def test_specs_are_recorded_as_pip_reads_them(tmp_path):
     assert normalise_spec("pi-tools>=1.2", str(tmp_path)) == "pi-tools>=1.2"
 
 
-def test_npm_sources_are_refused_in_one_line(capsys):
-    from pi_packages.commands import cmd_install
+def test_npm_sources_go_to_npm_never_to_pip(monkeypatch, capsys):
+    from pi_packages import commands, npm
 
-    assert cmd_install(["npm:@example/pi-tools"]) == 1
+    seen = []
+    monkeypatch.setattr(npm, "install", lambda spec, path, extra, verbose, say: seen.append(spec) or True)
+    monkeypatch.setattr(commands, "_install_one", lambda *a: (_ for _ in ()).throw(AssertionError("pip")))
+    assert cmd_install(["npm:@example/pi-tools"]) == 0
+    assert seen == ["npm:@example/pi-tools"]
+
+
+def test_an_npm_spec_that_is_an_option_is_refused_in_one_line(capsys):
+    assert cmd_install(["npm:--global"]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("pi: npm:@example/pi-tools is an npm package")
+    assert err == "pi: refusing 'npm:--global': not an npm package name\n"
+
+
+def cmd_install(argv):
+    from pi_packages.commands import cmd_install as run
+
+    return run(argv)

@@ -110,7 +110,7 @@ class FakeSession:
 
 
 def measure(turns: int) -> str:
-    from pi_host.lib.compaction.compactor import _context_tokens
+    from pi_host.runtime.compactor import _context_tokens
     from pi_host.lib.compaction.projection import walk_back
 
     store = build(turns)

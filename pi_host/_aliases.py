@@ -44,12 +44,29 @@ MOVED: dict[str, str] = {
     "pi_host.tools": "pi_host.loop.tools",
     "pi_host.trust": "pi_host.config.trust",
     "pi_host.wire": "pi_host.lib.wire",
+    # pi-host 0.3: what happens around a live session left lib/ for the runtime layer
+    "pi_host.lib.compaction.compactor": "pi_host.runtime.compactor",
+    "pi_host.lib.extension_api": "pi_host.runtime.extension_api",
+    "pi_host.lib.extension_api.process": "pi_host.lib.toolkit.process",
+    "pi_host.lib.sessions.switching": "pi_host.runtime.switching",
+    "pi_host.lib.toolkit.user_bash": "pi_host.runtime.user_bash",
 }
 """Old module path -> current one. A longer entry wins over a shorter one it extends."""
 
 
 def current_name(name: str) -> str | None:
-    """The current path of an old module name, or None when ``name`` was not moved."""
+    """The current path of an old module name, or None when ``name`` was not moved (a path moved
+    twice, ``pi_host.compaction.compactor``, resolves to where it is now)."""
+    found = _moved_once(name)
+    while found is not None:
+        again = _moved_once(found)
+        if again is None:
+            return found
+        found = again
+    return None
+
+
+def _moved_once(name: str) -> str | None:
     head = name
     while True:
         target = MOVED.get(head)

@@ -34,7 +34,6 @@ class Interrupts:
     def __init__(self) -> None:
         self.code = 0
         self.name = ""
-        self._session: Any = None
         self._loop: Any = None
         self._request: Any = None
 
@@ -45,9 +44,10 @@ class Interrupts:
             except (ValueError, OSError):  # not the main thread (embedded use): keep the defaults
                 pass
 
-    def attach(self, session: Any, loop: Any, request: Any = None) -> None:
-        """From now on a signal aborts ``session`` (whose loop is ``loop``)."""
-        self._session, self._loop, self._request = session, loop, request
+    def attach(self, loop: Any, run: Any) -> None:
+        """From now on a signal aborts the session ``run`` serves (on ``loop``) and calls its
+        ``on_interrupt``; before the mode opened one, the process exits at once."""
+        self._loop, self._request = loop, run
 
     @property
     def line(self) -> str:
@@ -58,13 +58,12 @@ class Interrupts:
             os._exit(self.code)  # a second signal: at once
         self.code = 128 + signum
         self.name = signal.Signals(signum).name
-        if self._session is None or self._loop is None:
+        run = self._request
+        if run is None or self._loop is None or run.session is None:
             _say(f"pi: interrupted ({self.name})")  # nothing runs yet, so nothing to save
             os._exit(self.code)
-        session, stop = self._session, None
-        if self._request is not None:
-            self._request.interrupted = True
-            session, stop = self._request.session, self._request.on_interrupt  # the mode may replace both
+        run.interrupted = True
+        session, stop = run.session, run.on_interrupt  # the mode may replace both
         try:
             self._loop.call_soon_threadsafe(session.request_abort)
             if stop is not None:

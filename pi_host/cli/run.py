@@ -9,7 +9,6 @@ the host's options parsed, and the mode plugin named by ``--mode`` / ``-p`` runs
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from pi_host.cli.args import UsageError, extract_plugin_flags, first_positional, parse, prescan
 from pi_host.cli.interrupts import Interrupts
 from pi_host.plugins.dispatch import PluginError, PluginHost
+from pi_host.plugins.modes import ModeRun
 from pi_host.plugins.registrations import CliFlag, Mode, Subcommand
 from pi_host.plugins.selection import LoadedPlugins, PluginRequest, load_plugins
 
@@ -24,50 +24,8 @@ PI_SUBCOMMANDS = ("install", "remove", "uninstall", "update", "list", "config", 
 """pi's subcommands that pi-host does not have yet: they say so instead of becoming a prompt."""
 
 
-class RunRequest:
-    """What a mode plugin receives: the open session and the prompts to run (a plain class:
-    dataclasses cost start-up time)."""
-
-    def __init__(
-        self,
-        session: Any,
-        prompts: list[str],
-        images: list[Any],
-        args: Any,
-        host: Any,
-        stdout: Any = None,
-        stderr: Any = None,
-        load_errors: list[dict[str, Any]] | None = None,
-        header: dict[str, Any] | None = None,
-    ) -> None:
-        self.session = session
-        self.prompts = prompts
-        self.images = images
-        self.args = args
-        """The parsed options: a :class:`pi_host.cli.options.RunArgs`."""
-        self.host = host
-        self.stdout = stdout if stdout is not None else sys.stdout
-        self.stderr = stderr if stderr is not None else sys.stderr
-        self.load_errors = load_errors if load_errors is not None else []
-        """Plugin failures reported before the mode started (JSON mode prints them first)."""
-        self.header = header
-        """The session file's header, when the store has one."""
-        self.interrupted = False
-        """A signal aborted the run: the CLI prints the one line about it (modes stay quiet)."""
-        self.new_session: Any = None
-        """``await request.new_session(session_file=None, *, store=None, reason=None,
-        previous_session_file=None)``: a fresh session with the same options (``/new``), that
-        file's session resumed (``/resume``), or one on a store already switched to a new file
-        (``/fork``, ``/clone``); the mode closes the old one and owns the new one."""
-        self.session_dir: str | None = None
-        """Where this run keeps session files (``--session-dir`` or the settings), None: the default."""
-        self.reload_session: Any = None
-        """``await request.reload_session(session)``: plugins, settings and context loaded again
-        on the same store (``/reload``); the old session is shut down but its store stays open."""
-        self.resume_on_start = False
-        """``-r`` in a mode with a UI: the mode opens its session picker before the first prompt."""
-        self.on_interrupt: Any = None
-        """Called on the loop after a signal aborted the session (the interactive mode exits)."""
+RunRequest = ModeRun
+"""The mode contract's old name (:class:`pi_host.plugins.modes.ModeRun`)."""
 
 
 def _stderr(line: str) -> None:
@@ -191,7 +149,7 @@ async def _run(
     from pi_host.config.models import ModelNotFound, ModelRegistry
     from pi_host.config.paths import cache_dir
     from pi_host.config.settings import load_settings
-    from pi_host.sdk import SessionOptions, create_session
+    from pi_host.runtime.factory import SessionFactory, SessionOptions
     from pi_host.session.errors import SessionError
 
     skip_scan_when_none_installed(cache_dir())  # before the first model is built
@@ -237,102 +195,60 @@ async def _run(
         "interactive": sys.stdin.isatty() and sys.stderr.isatty(),
     }
 
-    def options(stored: dict[str, Any], start_reason: str = "startup", **changes: Any) -> Any:
-        """This run's session options (``changes`` for a reload: new plugins, settings, store)."""
-        base = SessionOptions(
-            cwd=cwd,
-            model=model,
-            provider=args.provider,
-            thinking_level=thinking,
-            no_tools=args.no_tools,
-            api_key=args.api_key,
-            settings=settings,
-            mode=mode.name,
-            has_ui=mode.has_ui,
-            flags=flag_values,
-            host=host,
-            project_trusted=loaded.trust.trusted,
-            store_options=stored,
-            registry=registry,
-            start_reason=start_reason,
-        )
-        return dataclasses.replace(base, **changes) if changes else base
-
-    async def new_session(
-        session_file: str | None = None,
-        *,
-        store: Any = None,
-        reason: str | None = None,
-        previous_session_file: str | None = None,
-    ) -> Any:
-        """A fresh session, that file's session resumed, or a session on ``store`` (a store
-        already switched to a forked or cloned file)."""
-        fresh = {
-            "session_dir": store_options["session_dir"],
-            "no_session": args.no_session and not session_file,
-        }
-        if session_file:
-            fresh["session"] = session_file
-        reason = reason or ("resume" if session_file else "new")
-        created = await create_session(
-            options(fresh, reason, store=store, previous_session_file=previous_session_file)
-        )
-        _apply_tool_flags(created, args)
-        return created
-
-    try:
-        session = await create_session(options(store_options))
-    except SessionError as exc:
-        _stderr(f"pi: {exc}")
-        return 1
-    except Exception as exc:
-        if type(exc).__name__.endswith(("OpenError", "SessionError", "NotFound")):
-            _stderr(f"pi: {exc}")
-            return 1
-        raise
-    _apply_tool_flags(session, args)
-    request = RunRequest(
-        session=session,
-        prompts=prompts,
-        images=images,
-        args=args,
-        host=host,
-        load_errors=load_errors,
-        header=getattr(session.store, "header", None),
-    )
-
-    async def reload_session(current: Any) -> Any:
-        """The plugins, settings and context of ``current`` loaded again, on the same store."""
+    def reload_plugins() -> tuple[Any, bool | None]:
         reloaded = load_plugins(loaded.request)
-        fresh_settings, _ = load_settings(cwd, project_trusted=reloaded.trust.trusted)
-        await current.host.dispatch("session_shutdown", {"reason": "reload"}, current.ctx)
-        fresh_registry = ModelRegistry.from_plugins(reloaded.host)
-        fresh_registry.runtime_keys.update(registry.runtime_keys)  # --api-key
-        created = await create_session(
-            options(
-                {}, "reload", model=current.model, thinking_level=current.thinking_level, settings=fresh_settings,
-                host=reloaded.host, project_trusted=reloaded.trust.trusted, store=current.store,
-                registry=fresh_registry,
-            )
-        )  # fmt: skip
-        _apply_tool_flags(created, args)
-        return created
+        return reloaded.host, reloaded.trust.trusted
+
+    base = SessionOptions(
+        cwd=cwd,
+        model=model,
+        provider=args.provider,
+        thinking_level=thinking,
+        no_tools=args.no_tools,
+        tool_selection=_tool_selection(args),
+        api_key=args.api_key,
+        settings=settings,
+        mode=mode.name,
+        has_ui=mode.has_ui,
+        flags=flag_values,
+        host=host,
+        project_trusted=loaded.trust.trusted,
+        store_options=store_options,
+        registry=registry,
+    )
+    factory = SessionFactory(base, session_dir=store_options["session_dir"], reload_plugins=reload_plugins)
+    run = ModeRun(
+        factory,
+        prompts,
+        images,
+        args,
+        host,
+        load_errors=load_errors,
+        resume_on_start=bool(args.resume and mode.has_ui),
+    )
 
     import gc
 
     gc.freeze()  # everything loaded so far lives as long as the process (see pi_host.cli.main)
     gc.enable()
-    request.new_session = new_session
-    request.session_dir = store_options["session_dir"]
-    request.resume_on_start = bool(args.resume and mode.has_ui)
-    request.reload_session = reload_session
-    interrupts.attach(session, asyncio.get_running_loop(), request)
+    interrupts.attach(asyncio.get_running_loop(), run)
     try:
-        code = mode.run(request)
+        if not mode.opens_session:  # a mode written before the contract: its session is headless
+            await run.open_session()
+        code = mode.run(run)
         if asyncio.iscoroutine(code):
             code = await code
+    except SessionError as exc:  # the session could not be opened (a bad file, a missing cwd...)
+        _stderr(f"pi: {exc}")
+        return 1
+    except Exception as exc:
+        if run.session is None and type(exc).__name__.endswith(("OpenError", "SessionError", "NotFound")):
+            _stderr(f"pi: {exc}")
+            return 1
+        raise
     finally:
-        await request.session.close()  # the mode may have replaced it (/new)
+        if run.session is not None:
+            await run.session.close()  # the mode may have replaced it (/new)
     if interrupts.code:
         _stderr(interrupts.line)
         return interrupts.code
@@ -347,43 +263,14 @@ def _settings_session_dir(settings: dict[str, Any], cwd: str) -> str | None:
     return os.path.join(cwd, os.path.expanduser(value))
 
 
-def _matching(pattern: str, names: Any) -> list[str]:
-    """Tool names a ``--tools`` / ``--exclude-tools`` entry names: itself, or a ``*``/``?`` glob."""
-    import fnmatch
+def _tool_selection(args: Any) -> Any:
+    """``--tools`` / ``--exclude-tools`` / ``--no-builtin-tools``, applied when each session of
+    the run is built (``--no-tools`` is the session's own ``no_tools``)."""
+    if args.tools is None and not args.exclude_tools and not args.no_builtin_tools:
+        return None
+    from pi_host.session.parts import ToolSelection
 
-    if any(char in pattern for char in "*?["):
-        return [name for name in names if fnmatch.fnmatchcase(name, pattern)]
-    return [pattern] if pattern in names else []
-
-
-def _apply_tool_flags(session: Any, args: Any) -> None:
-    available = session.all_tools
-    active = dict(session.active_tools)
-    if args.tools is not None:
-        entries = [t.strip() for t in args.tools.split(",") if t.strip()]
-        if entries and all(n[0] in "+-" for n in entries):
-            for item in entries:
-                for name in _matching(item[1:], available):
-                    if item[0] == "+":
-                        active[name] = available[name]
-                    else:
-                        active.pop(name, None)
-        else:
-            active = {}
-            for entry in entries:
-                found = _matching(entry, available)
-                if not found:
-                    _stderr(f"pi: unknown tool {entry!r} (available: {', '.join(sorted(available))})")
-                active.update((name, available[name]) for name in found)
-    if args.exclude_tools:
-        for entry in args.exclude_tools.split(","):
-            for name in _matching(entry.strip(), list(active)):
-                active.pop(name, None)
-    if args.no_builtin_tools:
-        active = {n: t for n, t in active.items() if n not in session.builtin_tools}
-    if args.no_tools:
-        active = {}
-    session.active_tools = active
+    return ToolSelection(tools=args.tools, exclude=args.exclude_tools, no_builtin=bool(args.no_builtin_tools))
 
 
 def _compose_prompts(

@@ -70,6 +70,7 @@ class PluginHost:
     """Owns the pluggy manager, the plugin records, dispatch and failure reporting."""
 
     def __init__(self, strict: bool = False, hook_timeout_ms: int = 30000) -> None:
+        self._bus: Any = None
         self.strict = strict
         self.clock = HookClock(hook_timeout_ms / 1000)
         """The hooks' time limit (``pluginHookTimeoutMs``; 0: none) and what the watchdog sees."""
@@ -143,6 +144,16 @@ class PluginHost:
             self._chains.clear()
             self._events.clear()
 
+    @property
+    def events(self) -> Any:
+        """The :class:`pi_host.plugins.events.EventBus` shared by this host's plugins (made on
+        first use)."""
+        if self._bus is None:
+            from pi_host.plugins.events import EventBus
+
+            self._bus = EventBus(self)
+        return self._bus
+
     def plugin_names(self) -> list[str]:
         return [r.name for r in self.records if r.error is None and not r.disabled]
 
@@ -176,6 +187,10 @@ class PluginHost:
                     listener(payload)
                 except Exception:  # a broken listener must not hide the failure from the others
                     pass
+            if not self._listeners:  # nobody shows failures (the SDK): one line, never silence
+                import sys
+
+                sys.stderr.write(f"pi: plugin {plugin!r} failed in {event}: {message}\n")
         if self.strict:
             raise PluginError(f"plugin {plugin!r} failed in {event}: {message}")
 

@@ -98,9 +98,8 @@ class CompactionStrategy:
 
 @dataclass
 class Mode:
-    """A run mode, chosen with ``--mode <name>`` (or one of ``aliases``). ``run(request)``
-    receives the CLI's :class:`pi_host.cli.run.RunRequest` and returns the process exit code
-    (may be async)."""
+    """A run mode, chosen with ``--mode <name>`` (or one of ``aliases``). ``run(run)`` receives
+    a :class:`pi_host.plugins.modes.ModeRun` and returns the process exit code (may be async)."""
 
     name: str
     run: Callable[[Any], Any]
@@ -111,6 +110,9 @@ class Mode:
     """The mode can show dialogs (``ctx.has_ui``): pi's TUI and RPC modes."""
     can_ask: bool = False
     """The mode can put questions to the user before the session starts (project trust)."""
+    opens_session: bool = False
+    """The mode opens the run's session itself (``await run.open_session(ui=..., control=...)``),
+    so the session is built with its UI; otherwise the CLI opens it headless before ``run``."""
 
 
 @dataclass

@@ -43,6 +43,43 @@ class PiModel(BaseModel):
         """The JSON-ready dict pi would write (absent optional fields are left out)."""
         return self.model_dump(by_alias=True, exclude_none=True, mode="json")
 
+    # Read like pi's plain objects: ``message["stopReason"]``, ``message["content"][0]["text"]``,
+    # ``message.get("errorMessage")``; code ported from pi's TypeScript keeps its field names.
+    def __getitem__(self, key: str) -> Any:
+        value = self.get(key, _ABSENT)
+        if value is _ABSENT:
+            raise KeyError(key)
+        return value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The field pi's JSON calls ``key`` (snake_case names work too); ``default`` when it is
+        absent, as for a key pi leaves out."""
+        name = _field_names(type(self)).get(key)
+        if name is not None:
+            value = getattr(self, name)
+            return default if value is None else value
+        extra = self.__pydantic_extra__
+        return extra.get(key, default) if extra else default
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key, _ABSENT) is not _ABSENT
+
+
+_ABSENT = object()
+_FIELD_NAMES: dict[type, dict[str, str]] = {}
+
+
+def _field_names(cls: type[PiModel]) -> dict[str, str]:
+    """``{json name or attribute name: attribute name}`` of a model class (built once)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = {}
+        for name, info in cls.model_fields.items():
+            names[name] = name
+            names[info.alias or to_camel(name)] = name
+        _FIELD_NAMES[cls] = names
+    return names
+
 
 # --- content blocks -------------------------------------------------------------------------
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from pi_host.config import paths
@@ -24,11 +23,12 @@ from pi_host.loop.loop import AgentLoop, LoopConfig
 from pi_host.loop.tools import Tool, ToolContext
 from pi_host.plugins.dispatch import PluginHost
 from pi_host.plugins.registrations import Command, ContextSource
-from pi_host.protocol import AssistantMessage, CustomMessage, ImageContent, TextContent, UserMessage, now_ms
+from pi_host.protocol import AssistantMessage, ImageContent, TextContent, UserMessage, now_ms
 from pi_host.protocol.abort import AbortController, AbortSignal
 from pi_host.protocol.transcript import force_system_prompt, replay_system
 from pi_host.session.bridge import PluginBridge
 from pi_host.session.compaction_driver import CompactionDriver
+from pi_host.session.config import SessionConfig
 from pi_host.session.context import ExtensionContext
 from pi_host.session.errors import SessionError
 from pi_host.session.parts import registered_parts, select_tools
@@ -45,36 +45,35 @@ STREAMING_ERROR = (
 )
 
 
-@dataclass
-class SessionConfig:
-    cwd: str
-    model: Any = None
-    thinking_level: str = "off"
-    tools: list[str] | None = None
-    """Allowlist of tool names; None = the ``defaultTools`` setting plus other plugins' tools."""
-    no_tools: bool = False
-    tool_execution: str = "parallel"
-    steering_mode: str = "one-at-a-time"
-    follow_up_mode: str = "one-at-a-time"
-    mode: str = "sdk"
-    has_ui: bool = False
-    project_trusted: bool = True
-    settings: dict[str, Any] = field(default_factory=dict)
-    flags: dict[str, Any] = field(default_factory=dict)
-    api_key: str | None = None
-    warn: Callable[[str], None] | None = None
-    """Where one-line warnings go (a bad setting found late); default: ``pi: ...`` on stderr."""
-
-
 class AgentSession:
-    def __init__(self, host: PluginHost, registry: Any, store: SessionStore, config: SessionConfig) -> None:
+    """One conversation: built with everything it needs (the runtime's session factory hands in
+    the ``ctx`` class, the compaction driver, the mode's UI and its session control), then
+    :meth:`start`-ed; nothing is attached to it from outside afterwards."""
+
+    def __init__(
+        self,
+        host: PluginHost,
+        registry: Any,
+        store: SessionStore,
+        config: SessionConfig,
+        *,
+        context: Callable[[AgentSession], ExtensionContext] = ExtensionContext,
+        compactor: Callable[[AgentSession], CompactionDriver | None] | None = None,
+        ui: UI | None = None,
+        control: Any = None,
+    ) -> None:
         self.host = host
         self.registry = registry
         self.store = store
         self.config = config
         self.model = config.model
         self.thinking_level = config.thinking_level
-        self.ctx = ExtensionContext(self)
+        self.ctx = context(self)
+        self.ui: UI = ui if ui is not None else HeadlessUI()
+        """The mode's user interface (plugins reach it as ``ctx.ui``); headless by default."""
+        self.control = control
+        """How the mode lets plugins replace this session (``ctx.new_session``, ``ctx.fork``...):
+        a :class:`pi_host.runtime.switching.SessionControl`, None where it cannot (print, JSON)."""
         self.tool_context = ToolContext(
             cwd=config.cwd,
             settings=config.settings,
@@ -97,14 +96,11 @@ class AgentSession:
         """Names of tools a built-in plugin registered (``--no-builtin-tools`` drops them)."""
         self.commands: dict[str, Command] = parts.commands
         self.context_sources: list[ContextSource] = parts.context_sources
-        self.active_tools: dict[str, Tool] = select_tools(parts, config)
+        self.active_tools: dict[str, Tool] = select_tools(parts, config, self.warn)
         restored = store.build_context()
         self.messages: list[Any] = list(restored.messages)
         self.discovered: dict[str, list[str]] = {}
         """What ``resources_discover`` handlers returned (``skillPaths``, ``promptPaths``...)."""
-        self.compactor: CompactionDriver | None = None
-        self.ui: UI = HeadlessUI()
-        """The mode's user interface (plugins reach it as ``ctx.ui``); headless by default."""
         self._deferred: list[Any] = []
         self.next_turn: list[Any] = []  # custom messages sent along with the next prompt
         self.auto_retry_enabled = True
@@ -124,8 +120,11 @@ class AgentSession:
         self._forced_prompt: str | None = None
         self._prompt_event: dict[str, Any] | None = None
         self._retry = AutoRetry(self)
+        self.entry_ids: dict[int, str] = {}
+        """``id(message)`` -> its session entry's id, for the messages of the current run."""
         if not restored.messages:  # a new session (possibly named already): record model and level
             self._record_initial_state()
+        self.compactor: CompactionDriver | None = compactor(self) if compactor is not None else None
 
     # --- public API ---------------------------------------------------------------------------
 
@@ -191,6 +190,12 @@ class AgentSession:
         if wait:
             await self.wait_for_idle()
         return "started"
+
+    def run_messages(self, messages: list[Any]) -> None:
+        """Start a run with ``messages`` as they are (no input pipeline: a plugin's custom
+        message that triggers a turn); the session must be idle."""
+        self._check_model()
+        self._start_run(messages)
 
     async def steer(self, text: str, images: list[ImageContent] | None = None) -> str:
         return await self._queue_input(self.queues.steering, text, images)
@@ -422,6 +427,7 @@ class AgentSession:
 
     def _start_run(self, prompts: list[Any]) -> None:
         self.system_prompt.refresh_pending = True
+        self.entry_ids = {}
         self._controller = AbortController()
         self._idle.clear()
         self._run_task = asyncio.ensure_future(self._run(prompts, self._controller))
@@ -450,18 +456,12 @@ class AgentSession:
                 break
             aborted = controller.signal.aborted
             if not aborted and self.host.has("on_agent_before_settle"):
-                event = {
-                    "outcome": "completed",
-                    "entries": [],
-                    "continue": False,
-                    "context": list(self.messages),
-                }
-                await self.host.dispatch("agent_before_settle", event, self.ctx)
-                await self._append_boundary_entries(event["entries"])
+                from pi_host.session import boundaries  # only with agent_before_settle handlers
+
                 if (
-                    event["continue"]
+                    await boundaries.before_settle(self, final)
                     and self.messages
-                    and getattr(self.messages[-1], "role", None) != "assistant"
+                    and (getattr(self.messages[-1], "role", None) != "assistant")
                 ):
                     await AgentLoop(self._loop_config(controller.signal), self.messages, self._emit).run([])
                 aborted = controller.signal.aborted
@@ -526,12 +526,20 @@ class AgentSession:
         if kind == "message_end":
             await self._retry.message_end(event["message"])
 
+    def notify(self, event: dict[str, Any]) -> None:
+        """Give ``event`` to the session's listeners only (not to plugins' hooks)."""
+        self._notify(event)
+
     def _notify(self, event: dict[str, Any]) -> None:
         for listener in self._listeners:
             try:
                 listener(event)
-            except Exception as exc:
-                self.host.report("listener", event["type"], exc)
+            except Exception as exc:  # named once per failure (stderr when nothing else shows it)
+                name = getattr(listener, "__qualname__", None) or type(listener).__qualname__
+                module = getattr(listener, "__module__", None)
+                self.host.report(
+                    f"listener {module}.{name}" if module else f"listener {name}", event["type"], exc
+                )
 
     async def _message_end(self, event: dict[str, Any]) -> None:
         message = event["message"]
@@ -547,38 +555,18 @@ class AgentSession:
         if getattr(message, "role", None) == "assistant":
             self._last_response = message
         stored = self.store.append({"type": "message", "message": message.to_json()})
-        self._last_entry = (message, stored.get("id") if isinstance(stored, dict) else None)
+        entry_id = stored.get("id") if isinstance(stored, dict) else None
+        self._last_entry = (message, entry_id)
+        if entry_id is not None:
+            self.entry_ids[id(message)] = entry_id
 
     async def _finish_turn(self, turn: dict[str, Any]) -> Any:
         """The ``turn_end`` boundary: handlers may propose entries and ask for one more request."""
         if not self.host.has("on_turn_end"):
             return None
-        event = {
-            "turnIndex": self._turn_index,
-            "message": turn["message"],
-            "toolResults": turn["toolResults"],
-            "entries": [],
-            "continue": False,
-        }
-        await self.host.dispatch("turn_end", event, self.ctx)
-        await self._append_boundary_entries(event["entries"])
-        return {"action": "continue"} if event["continue"] else None
+        from pi_host.session import boundaries  # only with turn_end handlers
 
-    async def _append_boundary_entries(self, entries: list[dict[str, Any]]) -> None:
-        """Append the entries proposed at a boundary (the event's rule validated them), each
-        announced with ``entry_appended``; a custom message also joins the live context."""
-        for entry in entries:
-            stored = self.store.append(dict(entry))
-            if entry["type"] == "custom_message":
-                self.messages.append(
-                    CustomMessage(
-                        custom_type=entry.get("customType", "custom"),
-                        content=entry.get("content", ""),
-                        display=entry.get("display", True),
-                        details=entry.get("details"),
-                    )
-                )
-            await self._emit(events.entry_appended(stored))
+        return await boundaries.turn_end(self, self._turn_index, turn)
 
     def _will_retry(self, new_messages: list[Any]) -> bool:
         if self._controller is not None and self._controller.signal.aborted:

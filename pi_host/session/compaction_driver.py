@@ -1,5 +1,5 @@
 """What the session asks of the compaction mechanism it is given (the library's
-:class:`pi_host.lib.compaction.Compactor`; :func:`pi_host.sdk.create_session` wires it in).
+:class:`pi_host.runtime.compactor.Compactor`; :func:`pi_host.sdk.create_session` wires it in).
 
 The session calls it at fixed points: before a prompt, between the turns of a run, when a run
 ends, on manual compaction and on tree navigation. Without one, a session never compacts.

@@ -54,17 +54,74 @@ def registered_parts(host: PluginHost, tool_context: ToolContext) -> SessionPart
     return parts
 
 
-def select_tools(parts: SessionParts, config: Any) -> dict[str, Tool]:
+@dataclass(frozen=True)
+class ToolSelection:
+    """The command line's choice of tools, applied when a session is built (so ``session_start``
+    already sees it): ``--tools`` (names or ``*``/``?`` globs; all ``+name``/``-name`` entries
+    edit the default set instead of replacing it), ``--exclude-tools``, ``--no-builtin-tools``."""
+
+    tools: str | None = None
+    exclude: str | None = None
+    no_builtin: bool = False
+
+
+def select_tools(parts: SessionParts, config: Any, warn: Any = None) -> dict[str, Tool]:
     """``tools`` exactly when given; else the ``defaultTools`` setting (pi's four by default) in
-    its order, then every other plugin's tool unless it says ``default_active = False``."""
+    its order, then every other plugin's tool unless it says ``default_active = False``; then the
+    command line's :class:`ToolSelection`."""
     if config.no_tools:
         return {}
     if config.tools is not None:
-        return {name: parts.tools[name] for name in config.tools if name in parts.tools}
-    default = config.settings.get("defaultTools")
-    names = [str(n) for n in default] if isinstance(default, list) else list(DEFAULTS["defaultTools"])
-    chosen = {name: parts.tools[name] for name in names if name in parts.tools}
-    for name, tool in parts.tools.items():
-        if name not in parts.builtin_tools and name not in chosen and getattr(tool, "default_active", True):
-            chosen[name] = tool
-    return chosen
+        chosen = {name: parts.tools[name] for name in config.tools if name in parts.tools}
+    else:
+        default = config.settings.get("defaultTools")
+        names = [str(n) for n in default] if isinstance(default, list) else list(DEFAULTS["defaultTools"])
+        chosen = {name: parts.tools[name] for name in names if name in parts.tools}
+        for name, tool in parts.tools.items():
+            if (
+                name not in parts.builtin_tools
+                and name not in chosen
+                and getattr(tool, "default_active", True)
+            ):
+                chosen[name] = tool
+    selection = getattr(config, "tool_selection", None)
+    return chosen if selection is None else _apply(selection, chosen, parts, warn)
+
+
+def _apply(
+    selection: ToolSelection, active: dict[str, Tool], parts: SessionParts, warn: Any
+) -> dict[str, Tool]:
+    available = parts.tools
+    if selection.tools is not None:
+        entries = [t.strip() for t in selection.tools.split(",") if t.strip()]
+        if entries and all(n[0] in "+-" for n in entries):
+            active = dict(active)
+            for item in entries:
+                for name in _matching(item[1:], available):
+                    if item[0] == "+":
+                        active[name] = available[name]
+                    else:
+                        active.pop(name, None)
+        else:
+            active = {}
+            for entry in entries:
+                found = _matching(entry, available)
+                if not found and warn is not None:
+                    warn(f"unknown tool {entry!r} (available: {', '.join(sorted(available))})")
+                active.update((name, available[name]) for name in found)
+    if selection.exclude:
+        for entry in selection.exclude.split(","):
+            for name in _matching(entry.strip(), list(active)):
+                active.pop(name, None)
+    if selection.no_builtin:
+        active = {n: t for n, t in active.items() if n not in parts.builtin_tools}
+    return active
+
+
+def _matching(pattern: str, names: Any) -> list[str]:
+    """Tool names a ``--tools`` / ``--exclude-tools`` entry names: itself, or a ``*``/``?`` glob."""
+    if any(char in pattern for char in "*?["):
+        import fnmatch
+
+        return [name for name in names if fnmatch.fnmatchcase(name, pattern)]
+    return [pattern] if pattern in names else []

@@ -39,6 +39,10 @@ class PromptQueues:
         self._notify()
         return [q.message for q in taken]
 
+    def pending_messages(self) -> list[Any]:
+        """Every queued message, steering first (what a boundary's context preview lists)."""
+        return [q.message for q in (*self.steering, *self.follow_up)]
+
     def clear(self) -> dict[str, list[str]]:
         cleared = {"steering": [q.text for q in self.steering], "followUp": [q.text for q in self.follow_up]}
         self.steering.clear()

@@ -257,7 +257,8 @@ async def stop(event: dict[str, Any], ctx: Any) -> dict[str, Any] | None:
     if hooks is None or not hooks.config.matching("Stop", [""]):
         return None
     last = ""
-    for message in reversed(event.get("context") or []):
+    context = event.get("context") or {}  # pi's BoundaryContextPreview
+    for message in reversed(context.get("contextMessages") or []):
         if getattr(message, "role", None) == "assistant":
             last = message.text() if hasattr(message, "text") else ""
             break

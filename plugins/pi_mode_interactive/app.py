@@ -99,11 +99,13 @@ def _merged(fragments: Any) -> list[tuple[str, str]]:
 
 
 class InteractiveApp:
-    def __init__(self, request: Any) -> None:
+    def __init__(self, request: Any, ui: InteractiveUI) -> None:
         from pi_host.config.paths import agent_dir
 
         self.request = request
         self.session = request.session
+        self.ui = ui
+        """The UI every session of this run was built with (it reaches this app from now on)."""
         self.cwd = self.session.config.cwd
         self.agent_dir = agent_dir()
         settings = self.session.config.settings or {}
@@ -112,7 +114,7 @@ class InteractiveApp:
             self._theme_problems.append(
                 f"--tui-mode {self._flag('tui-mode')}: pi-host draws the regular (inline) layout only"
             )
-        self.renderers = Renderers(request.host, lambda line: self.notice(line, "error"))
+        self.renderers = Renderers(self.session.host, lambda line: self.notice(line, "error"))
         self.transcript = Transcript()
         self.transcript.show_thinking = settings.get("hideThinkingBlock") is not True
         self.feed = SessionFeed(self.transcript, self.renderers)
@@ -143,8 +145,7 @@ class InteractiveApp:
         self._unsubscribe = self.session.subscribe(self._on_event)
         self.editor = self._make_editor()
         self.app = self._make_application()
-        self.session.ui = InteractiveUI(self)
-        self._attach_control(self.session)
+        ui.attach(self)
 
     # --- building --------------------------------------------------------------------------------
 
@@ -232,14 +233,14 @@ class InteractiveApp:
         from prompt_toolkit.patch_stdout import patch_stdout
 
         self._show_history()
-        self._spawn(self._refresher())
-        self._spawn(self._spinner())
+        self.spawn(self._refresher())
+        self.spawn(self._spinner())
         # The @-mention file index walks the project in a thread: after the first frame, so the
         # editor does not wait for it.
         asyncio.get_running_loop().call_later(0.3, self.parts.completer.start)
         asyncio.get_running_loop().call_later(0.1, _collect_garbage_again)
         if getattr(self.request, "resume_on_start", False):
-            self._spawn(self._resume_then_send())
+            self.spawn(self._resume_then_send())
         else:
             self._send_initial_prompts()
         self.request.on_interrupt = lambda: self.exit(130)
@@ -256,7 +257,7 @@ class InteractiveApp:
     def _send_initial_prompts(self) -> None:
         for index, prompt in enumerate(self.request.prompts):
             images = self.request.images if index == 0 else None
-            self._spawn(self._send(prompt, images=images, follow_up=index > 0))
+            self.spawn(self._send(prompt, images=images, follow_up=index > 0))
 
     async def _resume_then_send(self) -> None:
         """``pi -r``: the session picker first; the command line's prompts go to the choice."""
@@ -278,7 +279,7 @@ class InteractiveApp:
         if self.app.is_running and not self.app.future.done():
             self.app.exit()
 
-    def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
+    def spawn(self, coroutine: Any) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
@@ -610,7 +611,7 @@ class InteractiveApp:
             return
         self.parts.history.append_string(text)  # the pasted text itself: markers mean nothing later
         self.editor.reset()
-        self._spawn(self._send(text, follow_up=follow_up))
+        self.spawn(self._send(text, follow_up=follow_up))
 
     async def _send(self, text: str, images: Any = None, follow_up: bool = False) -> None:
         from pi_mode_interactive import commands, shell
@@ -664,7 +665,7 @@ class InteractiveApp:
         from pi_mode_interactive.navigation import double_escape
 
         self._last_escape = 0.0
-        self._spawn(double_escape(self))
+        self.spawn(double_escape(self))
 
     def set_working(self, label: str | None) -> None:
         """Show the spinner line with ``label`` (None: hide it) for work outside a run."""
@@ -684,37 +685,16 @@ class InteractiveApp:
     def switch_session(self, session: Any) -> None:
         """Show ``session`` from now on (``/new``); the caller closed the old one."""
         self._unsubscribe()
-        self.session = self.request.session = session
+        self.session = session
+        self.request.serve(session)
         self._unsubscribe = session.subscribe(self._on_event)
-        session.ui = InteractiveUI(self)
-        self._attach_control(session)
         self.renderers = Renderers(session.host, lambda line: self.notice(line, "error"))
         self.session_name = self._stored_name()
         self.queued = ([], [])
         self.feed.reset(self.renderers)
         self.invalidate()
 
-    def _attach_control(self, session: Any) -> None:
-        """What ``ctx.new_session`` / ``fork`` / ``switch_session`` / ``reload`` / ``shutdown``
-        do in this mode: the same as ``/new``, ``/fork``, ``/resume``, ``/reload``, ``/quit``."""
-        from pi_host.lib.sessions.switching import SessionControl, attach_control
-
-        def reloaded() -> None:
-            self.reload_keys()
-            self.parts.refresh()
-
-        attach_control(
-            session,
-            SessionControl(
-                self.request,
-                self.switch_session,
-                shutdown=lambda: self._spawn(self._shutdown_when_idle()),
-                reloaded=reloaded,
-                fork_text=self.set_editor_text,
-            ),
-        )
-
-    async def _shutdown_when_idle(self) -> None:
+    async def shutdown_when_idle(self) -> None:
         """``ctx.shutdown()``: exit once the run and its queued messages are done."""
         while self.session.is_streaming or self.session.has_pending_messages():
             await self.session.wait_for_idle()
@@ -769,5 +749,24 @@ class InteractiveApp:
 
 
 async def run_interactive(request: Any) -> int:
-    app = InteractiveApp(request)
-    return await app.run()
+    from pi_host.runtime.switching import SessionControl
+
+    ui = InteractiveUI()
+    box: list[InteractiveApp] = []  # the app exists once the first session is open
+
+    def reloaded() -> None:
+        box[0].reload_keys()
+        box[0].parts.refresh()
+
+    # What ``ctx.new_session`` / ``fork`` / ``switch_session`` / ``reload`` / ``shutdown`` do in
+    # this mode: the same as ``/new``, ``/fork``, ``/resume``, ``/reload``, ``/quit``.
+    control = SessionControl(
+        request.factory,
+        lambda fresh: box[0].switch_session(fresh),
+        shutdown=lambda: box[0].spawn(box[0].shutdown_when_idle()),
+        reloaded=reloaded,
+        fork_text=lambda text: box[0].set_editor_text(text),
+    )
+    await request.open_session(ui=ui, control=control)
+    box.append(InteractiveApp(request, ui))
+    return await box[0].run()

@@ -125,13 +125,13 @@ async def _new(ui: InteractiveApp, args: str) -> None:
 async def switch_session(ui: InteractiveApp, reason: str, session_file: str | None = None) -> bool:
     """Replace the session by a new one (``new``) or by that file's (``resume``); False when it
     stayed (a plugin refused in ``session_before_switch``, or the switch is impossible)."""
-    from pi_host.lib.sessions.switching import SwitchError, new_session, resume_session
+    from pi_host.runtime.switching import SwitchError, new_session, resume_session
 
     try:
         if session_file:
-            fresh = await resume_session(ui.request, ui.session, session_file)
+            fresh = await resume_session(ui.request.factory, ui.session, session_file)
         else:
-            fresh = await new_session(ui.request, ui.session)
+            fresh = await new_session(ui.request.factory, ui.session)
     except SwitchError as exc:
         ui.notice(str(exc), "error")
         return False
@@ -152,10 +152,13 @@ async def _reload(ui: InteractiveApp, args: str) -> None:
     if ui.session.is_streaming:
         ui.notice("Wait for the run to finish (or press escape) before reloading", "warning")
         return
-    if ui.request.reload_session is None:
-        ui.notice("This run cannot reload", "error")
+    from pi_host.runtime.switching import SwitchError, reload_session
+
+    try:
+        fresh = await reload_session(ui.request.factory, ui.session)
+    except SwitchError as exc:
+        ui.notice(str(exc), "error")
         return
-    fresh = await ui.request.reload_session(ui.session)
     ui.switch_session(fresh)
     ui.reload_keys()
     ui.parts.refresh()

@@ -140,12 +140,12 @@ async def clone(ui: InteractiveApp, args: str = "") -> None:
 async def _branch_into_new_file(ui: InteractiveApp, entry_id: str, position: str) -> str | None:
     """``session_before_fork``, then the store copies the branch into a new file and the run
     goes on with a new session on it. Returns the editor text ("" for ``at``), None if it stayed."""
-    from pi_host.lib.sessions.switching import SwitchError, fork_session
+    from pi_host.runtime.switching import SwitchError, fork_session
 
     if ui.session.is_streaming:
         ui.restore_queue()
     try:
-        fresh, text = await fork_session(ui.request, ui.session, entry_id, position)
+        fresh, text = await fork_session(ui.request.factory, ui.session, entry_id, position)
     except (SwitchError, ValueError, KeyError, OSError) as exc:
         ui.notice(f"Could not {'fork' if position == 'before' else 'clone'}: {exc}", "error")
         return None

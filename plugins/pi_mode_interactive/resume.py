@@ -22,7 +22,7 @@ async def resume(ui: InteractiveApp, args: str, at_start: bool = False) -> None:
         for f in ui.session.host.collect("register_session_stores")
         if isinstance(f, SessionStoreFactory) and f.list_sessions
     ]
-    if not listers or ui.request.new_session is None:
+    if not listers:
         ui.notice("The session store cannot list sessions", "error")
         if at_start:
             ui.exit(1)

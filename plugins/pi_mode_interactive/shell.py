@@ -1,5 +1,5 @@
 """``!command`` and ``!!command`` typed in the editor: run on this machine (or by a plugin's
-``user_bash`` handler) through :func:`pi_host.lib.toolkit.user_bash.run_user_bash`, shown live,
+``user_bash`` handler) through :func:`pi_host.runtime.user_bash.run_user_bash`, shown live,
 stored as pi's ``bashExecution`` message."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pi_host.lib.render import ToolCallView
-from pi_host.lib.toolkit.user_bash import UserBashBlocked
-from pi_host.lib.toolkit.user_bash import run_user_bash as run_for_user
 from pi_host.protocol.abort import AbortController
+from pi_host.runtime.user_bash import UserBashBlocked
+from pi_host.runtime.user_bash import run_user_bash as run_for_user
 
 if TYPE_CHECKING:
     from pi_mode_interactive.app import InteractiveApp

@@ -65,7 +65,7 @@ def bind(ui: InteractiveApp, bindings: Any, keymap: dict[str, list[str]], condit
     ui.plugin_keys = [(key, item.description or plugin) for key, (plugin, item) in chosen.items()]
     for key, (plugin, item) in chosen.items():
         bindings.add(*to_prompt_toolkit(key), filter=condition)(
-            lambda event, plugin=plugin, item=item: ui._spawn(run(ui, plugin, item))
+            lambda event, plugin=plugin, item=item: ui.spawn(run(ui, plugin, item))
         )
     return problems
 

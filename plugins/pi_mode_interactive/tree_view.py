@@ -360,7 +360,7 @@ class TreeDialog(Dialog):
         bind("tui.select.confirm", lambda event: self.finish(self.tree.selected_id))
         bind("app.tree.foldOrUp", lambda event: self._then(self.tree.fold_or_up))
         bind("app.tree.unfoldOrDown", lambda event: self._then(self.tree.unfold_or_down))
-        bind("app.tree.editLabel", lambda event: ui._spawn(self._edit_label()))
+        bind("app.tree.editLabel", lambda event: ui.spawn(self._edit_label()))
         bind("app.tree.toggleLabelTimestamp", lambda event: self._toggle_label_times())
         bind("app.tree.filter.cycleForward", lambda event: self._then(lambda: self.tree.cycle_filter(1)))
         bind("app.tree.filter.cycleBackward", lambda event: self._then(lambda: self.tree.cycle_filter(-1)))

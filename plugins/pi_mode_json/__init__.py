@@ -12,4 +12,6 @@ async def run(request):
 
 @hookimpl
 def register_modes():
-    return [Mode(name="json", run=run, description="Print every session event as JSON lines")]
+    return [
+        Mode(name="json", run=run, description="Print every session event as JSON lines", opens_session=True)
+    ]

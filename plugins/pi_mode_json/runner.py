@@ -11,7 +11,7 @@ from pi_host.loop import events
 
 async def run_json(request: Any) -> int:
     out = getattr(request.stdout, "buffer", None) or sys.stdout.buffer
-    session = request.session
+    session = await request.open_session()  # headless: dialogs answer their default
 
     closed = False
 

@@ -13,5 +13,11 @@ async def run(request):
 @hookimpl
 def register_modes():
     return [
-        Mode(name="print", run=run, description="Print the final assistant text and exit", aliases=["text"])
+        Mode(
+            name="print",
+            run=run,
+            description="Print the final assistant text and exit",
+            aliases=["text"],
+            opens_session=True,
+        )
     ]

@@ -6,10 +6,10 @@ from typing import Any
 
 
 async def run_print(request: Any) -> int:
-    session = request.session
     if not request.prompts:
         request.stderr.write("pi: no prompt given (pass a message, pipe stdin, or use @file)\n")
         return 1
+    session = await request.open_session()  # headless: dialogs answer their default
     for index, prompt in enumerate(request.prompts):
         images = request.images if index == 0 else None
         try:

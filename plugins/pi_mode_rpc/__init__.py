@@ -14,4 +14,12 @@ async def run(request):
 
 @hookimpl
 def register_modes():
-    return [Mode(name="rpc", run=run, description="Serve pi's RPC protocol on stdin/stdout", has_ui=True)]
+    return [
+        Mode(
+            name="rpc",
+            run=run,
+            description="Serve pi's RPC protocol on stdin/stdout",
+            has_ui=True,
+            opens_session=True,
+        )
+    ]

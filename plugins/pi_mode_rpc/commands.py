@@ -305,8 +305,8 @@ async def _abort_retry(server: Any, record: dict[str, Any]) -> Any:
 
 @command("bash")
 async def _bash(server: Any, record: dict[str, Any]) -> Any:
-    from pi_host.lib.toolkit.user_bash import run_user_bash
     from pi_host.protocol.abort import AbortController
+    from pi_host.runtime.user_bash import run_user_bash
 
     command_text = _text(record, "command")
     ident = record.get("id")
@@ -405,9 +405,9 @@ async def _export_html(server: Any, record: dict[str, Any]) -> Any:
 
 @command("new_session")
 async def _new_session(server: Any, record: dict[str, Any]) -> Any:
-    from pi_host.lib.sessions.switching import new_session
+    from pi_host.runtime.switching import new_session
 
-    fresh = await new_session(server.request, server.session)
+    fresh = await new_session(server.request.factory, server.session)
     if fresh is None:
         return {"cancelled": True}
     server.attach(fresh)
@@ -416,13 +416,13 @@ async def _new_session(server: Any, record: dict[str, Any]) -> Any:
 
 @command("switch_session")
 async def _switch_session(server: Any, record: dict[str, Any]) -> Any:
-    from pi_host.lib.sessions.switching import resume_session
+    from pi_host.runtime.switching import resume_session
 
     path = _text(record, "sessionPath")
     path = os.path.abspath(os.path.join(server.session.config.cwd, os.path.expanduser(path)))
     if not os.path.isfile(path):
         raise FileNotFoundError(f"Session file not found: {path}")
-    fresh = await resume_session(server.request, server.session, path)
+    fresh = await resume_session(server.request.factory, server.session, path)
     if fresh is None:
         return {"cancelled": True}
     server.attach(fresh)
@@ -431,13 +431,13 @@ async def _switch_session(server: Any, record: dict[str, Any]) -> Any:
 
 @command("fork")
 async def _fork(server: Any, record: dict[str, Any]) -> Any:
-    from pi_host.lib.sessions.switching import fork_session
+    from pi_host.runtime.switching import fork_session
 
     entry_id = _text(record, "entryId")
     if not hasattr(server.session.store, "get") or server.session.store.get(entry_id) is None:
         raise ValueError("Invalid entry ID for forking")
     try:
-        fresh, text = await fork_session(server.request, server.session, entry_id, "before")
+        fresh, text = await fork_session(server.request.factory, server.session, entry_id, "before")
     except ValueError:
         raise ValueError("Invalid entry ID for forking") from None
     if fresh is None:
@@ -448,12 +448,12 @@ async def _fork(server: Any, record: dict[str, Any]) -> Any:
 
 @command("clone")
 async def _clone(server: Any, record: dict[str, Any]) -> Any:
-    from pi_host.lib.sessions.switching import fork_session
+    from pi_host.runtime.switching import fork_session
 
     leaf = server.session.store.leaf_id()
     if leaf is None:
         raise ValueError("Nothing to clone yet")
-    fresh, _text_unused = await fork_session(server.request, server.session, leaf, "at")
+    fresh, _text_unused = await fork_session(server.request.factory, server.session, leaf, "at")
     if fresh is None:
         return {"cancelled": True}
     server.attach(fresh)

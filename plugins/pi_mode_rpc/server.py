@@ -48,6 +48,7 @@ class RpcServer:
         self._shutdown_requested = False
         self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._stop = asyncio.Event()
+        self._ready = asyncio.Event()
 
     @property
     def session(self) -> Any:
@@ -105,23 +106,21 @@ class RpcServer:
                 compaction = (old.config.settings or {}).get("compaction")
                 if isinstance(compaction, dict):
                     session.config.settings = {**(session.config.settings or {}), "compaction": compaction}
-        self.request.session = session
-        session.ui = self.ui
+        self.request.serve(session)
         self._unsubscribe = session.subscribe(self.send)
         self._watch_host(session.host)
-        self._attach_control(session)
 
     def _watch_host(self, host: Any) -> None:
         if id(host) not in self._hosts:
             self._hosts.add(id(host))
             host.on_error(lambda failure: self.send(events.extension_error(failure)))
 
-    def _attach_control(self, session: Any) -> None:
+    def control(self) -> Any:
         """``ctx.new_session`` and the rest act as the RPC commands of the same names do;
         ``ctx.shutdown()`` ends the server after the command in flight and the run."""
-        from pi_host.lib.sessions.switching import SessionControl, attach_control
+        from pi_host.runtime.switching import SessionControl
 
-        attach_control(session, SessionControl(self.request, self.attach, shutdown=self.request_shutdown))
+        return SessionControl(self.request.factory, self.attach, shutdown=self.request_shutdown)
 
     def request_shutdown(self) -> None:
         """Stop once the session is idle and the commands in flight have answered (pi's
@@ -188,6 +187,7 @@ class RpcServer:
 
         name = record.get("type")
         ident = record.get("id")
+        await self._ready.wait()  # commands sent while the session opens run once it is open
         handler = COMMANDS.get(name) if isinstance(name, str) else None
         if handler is None:
             self.respond(str(name), ident, error=f"Unknown command: {name}")
@@ -203,11 +203,11 @@ class RpcServer:
 
     async def serve(self) -> int:
         loop = asyncio.get_running_loop()
-        self.attach(self.session)
-        for error in self.request.load_errors:
-            self.send(events.extension_error(error))
         self.request.on_interrupt = self._stop.set
+        # Lines are read from the start: a plugin's dialog at session_start is answered by an
+        # extension_ui_response while the session is still opening; commands wait for it.
         threading.Thread(target=self._read_stdin, args=(loop,), name="pi-rpc-stdin", daemon=True).start()
+        opening = loop.create_task(self._open())
         stop = loop.create_task(self._stop.wait())
         try:
             while True:
@@ -222,14 +222,34 @@ class RpcServer:
                 self.handle_line(line)
         finally:
             stop.cancel()
+            if not opening.done():
+                opening.cancel()
             await self.shutdown()
+        if opening.done() and not opening.cancelled() and opening.exception() is not None:
+            raise opening.exception()  # the session could not be opened: the CLI says why
         return 0
+
+    async def _open(self) -> None:
+        """Open the run's session with this server's UI and control, then serve it."""
+        try:
+            session = await self.request.open_session(ui=self.ui, control=self.control())
+        except BaseException:
+            self._stop.set()
+            raise
+        self.attach(session)
+        for error in self.request.load_errors:
+            self.send(events.extension_error(error))
+        self._ready.set()
 
     async def shutdown(self) -> None:
         """Abort the run, let the commands in flight answer, give open dialogs their default."""
         self.ui.cancel_all()
         if self.bash_controller is not None:
             self.bash_controller.abort("Shutting down")
+        if self.session is None:
+            for task in list(self.tasks):
+                task.cancel()
+            return
         if self.session.is_streaming:
             await self.session.abort()
         if self.tasks:

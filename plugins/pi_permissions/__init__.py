@@ -62,6 +62,7 @@ def register_commands() -> list[Any]:
             permissions,
             "Show the permission mode and rules; /permissions <mode> switches",
             complete=complete,
+            source="builtin",  # pi-host's own, like /mcp: RPC get_commands lists no built-in command
         ),
         Shortcut("alt+m", cycle, "Cycle the permission mode (default, accept-edits, plan, auto)"),
     ]

@@ -1,5 +1,5 @@
 """What the bridge asks of pi-host on an extension's behalf: pi's ``ctx`` and ``pi.*`` members,
-each mapped onto pi-host's own ``ctx`` (:class:`pi_host.lib.extension_api.ExtensionApi`).
+each mapped onto pi-host's own ``ctx`` (:class:`pi_host.runtime.extension_api.ExtensionApi`).
 
 ``sync`` frames (pi's synchronous getters) are answered at once on the answer pipe. ``call``
 frames run in order as they arrive: the quick ones right here (so ``pi.appendEntry`` then

@@ -101,7 +101,7 @@ def bus_listen(runtime: BridgeRuntime, name: str) -> None:
     if name in runtime.bus_names:
         return
     runtime.bus_names.add(name)
-    from pi_host.lib.extension_api import event_bus
+    from pi_host.runtime.extension_api import event_bus
 
     def forward(data: Any) -> None:
         if not runtime.bus_from_bridge and runtime.channel is not None:
@@ -114,7 +114,7 @@ def bus_listen(runtime: BridgeRuntime, name: str) -> None:
 
 def bus_emit(runtime: BridgeRuntime, name: str, data: Any) -> None:
     """An extension's emit reaches pi-host's plugins (the extensions already got it)."""
-    from pi_host.lib.extension_api import event_bus
+    from pi_host.runtime.extension_api import event_bus
 
     runtime.bus_from_bridge = True
     try:

@@ -63,3 +63,20 @@ def session_files(world: dict[str, Any]) -> list[Path]:
 
 def entries(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+async def open_app(options: Any, prompts: tuple[str, ...] = ()) -> tuple[Any, Any]:
+    """The interactive application in this process, built the way the mode builds it (a real
+    session factory and mode run; the session built with the app's UI): ``(app, session)``.
+    Draw it inside ``create_app_session`` with a pipe input."""
+    from pi_mode_interactive.app import InteractiveApp
+    from pi_mode_interactive.dialogs import InteractiveUI
+
+    from pi_host.plugins.modes import ModeRun
+    from pi_host.runtime.factory import SessionFactory
+
+    run = ModeRun(SessionFactory(options), list(prompts), [], None, None)
+    ui = InteractiveUI()
+    session = await run.open_session(ui=ui)
+    run.host = session.host
+    return InteractiveApp(run, ui), session

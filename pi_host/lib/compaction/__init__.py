@@ -2,8 +2,9 @@
 
 The host decides *when* to compact (token threshold, provider overflow, ``/compact``) and *where*
 to cut (pi's cut-point rules); a :class:`pi_host.plugins.registrations.CompactionStrategy` plugin decides
-*what* the summary says. The session creates a :class:`Compactor` and calls it before prompts,
-between turns and after runs.
+*what* the summary says. This package holds the pieces (settings, cut points, estimates, requests,
+serialization); the driver the session calls before prompts, between turns and after runs is the
+runtime's :class:`pi_host.runtime.compactor.Compactor`.
 
 Public helpers for strategy authors: :class:`CompactionPreparation` and
 :class:`BranchPreparation` (what a strategy receives), :func:`serialize_conversation`,
@@ -16,8 +17,7 @@ from pi_host._exports import lazy_exports
 # Names load on first use: a session makes a Compactor on every run, but most runs never
 # summarize anything (requests, serialization and branch summaries stay unimported).
 _EXPORTS = {
-    **dict.fromkeys(("EMPTY_BRANCH_SUMMARY", "BranchPreparation", "navigate_tree"), ".branch"),
-    **dict.fromkeys(("Compactor", "branch_context_tokens"), ".compactor"),
+    **dict.fromkeys(("EMPTY_BRANCH_SUMMARY", "BranchPreparation"), ".branch"),
     **dict.fromkeys(
         (
             "BranchSummarySettings",
@@ -42,7 +42,13 @@ _EXPORTS = {
     ),
     **dict.fromkeys(("CompactionCancelled", "CompactionError"), ".errors"),
     **dict.fromkeys(
-        ("estimate_context_tokens", "estimate_message_tokens", "estimate_messages_tokens"), ".estimate"
+        (
+            "branch_context_tokens",
+            "estimate_context_tokens",
+            "estimate_message_tokens",
+            "estimate_messages_tokens",
+        ),
+        ".estimate",
     ),
     "FileOps": ".files",
     **dict.fromkeys(("SummarizationError", "SummaryResponse", "add_usage", "complete_summary"), ".request"),
@@ -60,7 +66,6 @@ __all__ = [
     "CompactionPreparation",
     "CompactionSettings",
     "CompactionSettingsError",
-    "Compactor",
     "CutPoint",
     "FileOps",
     "SummarizationError",
@@ -72,7 +77,6 @@ __all__ = [
     "estimate_message_tokens",
     "estimate_messages_tokens",
     "find_cut_point",
-    "navigate_tree",
     "prepare_compaction",
     "resolve_branch_settings",
     "resolve_settings",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from typing import Any
 
 CHARS_PER_TOKEN = 4
@@ -144,3 +145,42 @@ def entry_tokens(entry: dict[str, Any]) -> int:
     if kind in ("branch_summary", "compaction"):
         return math.ceil(len(entry.get("summary") or "") / CHARS_PER_TOKEN)
     return 0
+
+
+Entry = dict[str, Any]
+
+
+def branch_context_tokens(path: list[Entry], messages: list[Any]) -> int:
+    """Context size of the branch ``path`` (§7.1 ``contextTokens``).
+
+    The last valid assistant usage plus estimates of the entries after it; a compaction or
+    ``context_edit`` after the last usable answer makes that usage stale, and the projected
+    context ``messages`` are estimated from scratch instead.
+    """
+    return context_tokens_back(reversed(path), messages)
+
+
+def context_tokens_back(back: Iterable[Entry], messages: list[Any]) -> int:
+    """:func:`branch_context_tokens` over the entries newest first."""
+    tail = 0
+    for entry in back:
+        kind = entry["type"]
+        if kind in ("compaction", "context_edit"):
+            break
+        if kind == "message":
+            message = entry.get("message")
+            if isinstance(message, dict) and usage_is_valid(message):
+                return usage_tokens(message.get("usage")) + tail
+        tail += entry_tokens(entry)
+    return estimate_fresh(messages)
+
+
+def last_assistant_predates_compaction(back: Iterable[Entry]) -> bool:
+    """True when there is no assistant answer after the latest compaction (nothing new)."""
+    for entry in back:
+        if entry["type"] == "compaction":
+            return True
+        message = entry.get("message")
+        if entry["type"] == "message" and isinstance(message, dict) and message.get("role") == "assistant":
+            return False
+    return True

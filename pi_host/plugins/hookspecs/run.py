@@ -109,12 +109,23 @@ def on_agent_end(event: events.AgentEnd, ctx: Any) -> None:
 
 if TYPE_CHECKING:
 
+    class BoundaryContextPreview(TypedDict):
+        """Read when a handler reads it, with the proposals so far applied."""
+
+        contextEntries: list[dict[str, Any]]
+        contextMessages: list[Any]
+        llmMessages: list[Any]
+        pendingMessages: list[Any]
+        canContinue: bool
+
     class SettleEvent(TypedDict):
+        type: str
         outcome: str
+        """``completed``, ``aborted`` or ``error``."""
         entries: list[dict[str, Any]]
         continue_: bool
         """Spelled ``continue``."""
-        context: list[Any]
+        context: BoundaryContextPreview
 
 
 @hookspec
@@ -145,12 +156,19 @@ def on_turn_start(event: TurnStartEvent, ctx: Any) -> None:
 if TYPE_CHECKING:
 
     class TurnEndEvent(TypedDict):
+        type: str
         turnIndex: int
         message: Any
         toolResults: list[Any]
+        messageEntryId: str | None
+        """The session entry of ``message`` (a ``context_edit`` can target it)."""
+        toolResultEntryIds: list[str | None]
+        outcome: str
+        """``completed``, ``aborted`` or ``error`` (the answer's stop reason)."""
         entries: list[dict[str, Any]]
         continue_: bool
         """Spelled ``continue``."""
+        context: BoundaryContextPreview
 
 
 @hookspec

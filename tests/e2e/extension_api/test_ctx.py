@@ -12,7 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from pi_host.lib.extension_api import ExtensionApi
+from pi_host.runtime.extension_api import ExtensionApi
 from tests.support.pi import run_pi
 from tests.support.sdk import new_session
 

@@ -85,11 +85,14 @@ def test_a_pi_package_folder_in_settings_is_listed_and_its_template_expands(isol
     (folder / "extensions").mkdir()
     (folder / "extensions" / "tool.ts").write_text("export default () => {}")
     write_settings(isolated_environment["agent"], {"packages": [str(folder)]})
-    listed = run_pi("list", cwd=isolated_environment["work"])
+    # No Node.js to be found: the package's TypeScript extension is one line naming the package
+    # (with Node >= 22.19 the ts-bridge plugin loads it: tests/e2e/ts_bridge/); its resources load.
+    no_node = {"PATH": str(tmp_path / "empty-bin"), "PI_HOST_NODE": ""}
+    listed = run_pi("list", cwd=isolated_environment["work"], env=no_node)
     assert f"{folder} -  [settings]" in listed.stdout.splitlines()
     assert "    prompts: /review, /summary" in listed.stdout.splitlines()
-    [warning] = listed.stderr.splitlines()  # its TypeScript extension: one line
-    assert "extensions/tool.ts" in warning and "its skills, prompts and themes load" in warning
+    [warning] = listed.stderr.splitlines()
+    assert "'shared-pi-package'" in warning and "Node.js >= 22.19" in warning
     out = run_pi(
         "--model", "faux/faux-1", "--no-session", "-p", "/review main.py", cwd=isolated_environment["work"]
     )

@@ -7,9 +7,9 @@ import pytest
 
 from pi_host import hookimpl
 from pi_host.lib.compaction import CompactionError
-from pi_host.lib.compaction.compactor import RECOVERY_EXHAUSTED
 from pi_host.loop.convert import COMPACTION_PREFIX
 from pi_host.plugins.dispatch import PluginRecord
+from pi_host.runtime.compactor import RECOVERY_EXHAUSTED
 from tests.support.compaction import Router, collect, dump_call, small_session, types
 
 OVERFLOW = {"error": "400 prompt is too long: 9100 tokens > 8000 maximum"}

@@ -13,8 +13,8 @@ import pytest
 
 import pi_host
 from pi_host.lib.toolkit import truncate_tail
-from pi_host.lib.toolkit.user_bash import run_user_bash
 from pi_host.lib.toolkit.user_output import OutputTail, UpdateCoalescer, log_cap
+from pi_host.runtime.user_bash import run_user_bash
 
 
 def feed(tail: OutputTail, data: bytes, size: int) -> None:

@@ -20,18 +20,10 @@ from prompt_toolkit.output.vt100 import Vt100_Output  # noqa: E402
 
 from pi_host import hookimpl  # noqa: E402
 from pi_host.plugins.registrations import Command, MessageRenderer  # noqa: E402
-from pi_host.sdk import SessionOptions, create_session  # noqa: E402
+from pi_host.sdk import SessionOptions  # noqa: E402
+from tests.support.interactive import open_app as open_interactive_app  # noqa: E402
 
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[=>]")
-
-
-class Request:
-    """What the CLI hands a mode (only the fields the interactive mode reads)."""
-
-    def __init__(self, session, host, prompts=()):
-        self.session, self.host, self.prompts, self.images = session, host, list(prompts), []
-        self.new_session = None
-        self.on_interrupt = None
 
 
 class Screen:
@@ -45,18 +37,14 @@ class Screen:
 
 async def open_app(monkeypatch, script, plugins=(), prompts=()):
     monkeypatch.setenv("PI_FAUX_SCRIPT", json.dumps(script))
-    from pi_mode_interactive.app import InteractiveApp
-
-    session = await create_session(
-        SessionOptions(
-            model="faux/faux-1",
-            mode="interactive",
-            has_ui=True,
-            plugins=list(plugins),
-            store_options={"no_session": True},
-        )
+    options = SessionOptions(
+        model="faux/faux-1",
+        mode="interactive",
+        has_ui=True,
+        plugins=list(plugins),
+        store_options={"no_session": True},
     )
-    return InteractiveApp(Request(session, session.host, prompts)), session
+    return await open_interactive_app(options, tuple(prompts))
 
 
 async def until(predicate, timeout=10.0):
@@ -327,23 +315,10 @@ async def test_user_bash_and_session_switch_hooks_fire_from_the_editor(isolated_
         await until(lambda: record.get("start", [])[-1:] == ["new"])
         app.exit(0)
 
-    async def new_session(session_file=None, **_options):
-        return await create_session(
-            SessionOptions(
-                model="faux/faux-1",
-                mode="interactive",
-                has_ui=True,
-                plugins=[plugin],
-                store_options={"no_session": True},
-                start_reason="new",
-            )  # fmt: skip
-        )
-
     plugin = hook_plugin(record)
     screen = Screen()
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=screen.output):
         app, session = await open_app(monkeypatch, [{"text": "x"}], [plugin])
-        app.request.new_session = new_session
         running = asyncio.ensure_future(app.run())
         await until(lambda: app.app.is_running)
         await keys(pipe, app, session)
@@ -546,11 +521,9 @@ async def test_scoped_models_toggles_and_saves_enabled_models(isolated_environme
 
 
 async def test_a_prompt_without_a_key_says_so_in_one_line(isolated_environment, monkeypatch):
-    from pi_mode_interactive.app import InteractiveApp
-
     screen = Screen()
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=screen.output):
-        session = await create_session(
+        app, session = await open_interactive_app(
             SessionOptions(
                 model="anthropic/claude-opus-4-5",
                 mode="interactive",
@@ -558,7 +531,7 @@ async def test_a_prompt_without_a_key_says_so_in_one_line(isolated_environment, 
                 store_options={"no_session": True},
             )  # fmt: skip
         )
-        app = InteractiveApp(Request(session, session.host))
+
         running = asyncio.ensure_future(app.run())
         await until(lambda: app.app.is_running)
         pipe.send_text("hello\r")

@@ -20,7 +20,8 @@ from prompt_toolkit.output.vt100 import Vt100_Output  # noqa: E402
 from pi_host import hookimpl  # noqa: E402
 from pi_host.lib.render import RenderContext, default_theme  # noqa: E402
 from pi_host.plugins.registrations import Command, FooterRenderer  # noqa: E402
-from pi_host.sdk import SessionOptions, create_session  # noqa: E402
+from pi_host.sdk import SessionOptions  # noqa: E402
+from tests.support.interactive import open_app  # noqa: E402
 
 BAD = (
     "\x1b]52;c;SEFDS0VE\x07\x1b]0;PWNED\x07\x1b]2;PWNED\x1b\\\x1b[?1049h\x1b[6n\x1b[21t"
@@ -29,13 +30,6 @@ BAD = (
 )
 FORBIDDEN = ["\x1b]52", "\x1b]0;", "PWNED", "\x1b[?1049h", "\x1b[21t", "\x1b]8;", "\x1bc", "\x1b(0"]
 FORBIDDEN += ["\u009b", "\u009d", "\u0090", "\u009c", "SEFDS0VE", "\x01", "\x02"]
-
-
-class Request:
-    def __init__(self, session, host):
-        self.session, self.host, self.prompts, self.images = session, host, [], []
-        self.new_session = None
-        self.on_interrupt = None
 
 
 async def until(predicate, timeout=10.0):
@@ -50,12 +44,10 @@ async def drive(monkeypatch, script, keys_then, plugins=()):
     """Run the app on the faux model; ``keys_then(pipe, app, session)`` types and waits; returns
     everything written to the terminal."""
     monkeypatch.setenv("PI_FAUX_SCRIPT", json.dumps(script))
-    from pi_mode_interactive.app import InteractiveApp
-
     buffer = io.StringIO()
     output = Vt100_Output(buffer, lambda: Size(rows=40, columns=100), term="xterm-256color")
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=output):
-        session = await create_session(
+        app, session = await open_app(
             SessionOptions(
                 model="faux/faux-1",
                 mode="interactive",
@@ -64,7 +56,7 @@ async def drive(monkeypatch, script, keys_then, plugins=()):
                 store_options={"no_session": True},
             )
         )
-        app = InteractiveApp(Request(session, session.host))
+
         running = asyncio.ensure_future(app.run())
         try:
             await until(lambda: app.app.is_running)

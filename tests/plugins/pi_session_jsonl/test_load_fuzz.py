@@ -18,8 +18,7 @@ from pi_session_jsonl import jsonl
 from pi_session_jsonl.listing import list_sessions, session_info
 from pi_session_jsonl.store import JsonlStore
 
-from pi_host.lib.compaction.compactor import branch_context_tokens
-from pi_host.lib.compaction.estimate import entry_tokens, estimate_context_tokens
+from pi_host.lib.compaction.estimate import branch_context_tokens, entry_tokens, estimate_context_tokens
 from pi_host.lib.compaction.projection import project_entries
 from pi_host.lib.sessions.store import SessionOpenError
 from pi_host.lib.sessions.tree import editor_text

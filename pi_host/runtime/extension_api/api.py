@@ -1,12 +1,12 @@
 """:class:`ExtensionApi`: ``ctx`` with pi's extension actions, in Python spelling (see
-:mod:`pi_host.lib.extension_api`), and the host-wide :class:`EventBus`."""
+:mod:`pi_host.runtime.extension_api`), and the host-wide :class:`EventBus`."""
 
 from __future__ import annotations
 
 import asyncio
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_host.loop import events as session_events
 from pi_host.protocol import CustomMessage, ImageContent, TextContent, parse_message
@@ -14,62 +14,16 @@ from pi_host.protocol.abort import AbortSignal
 from pi_host.session.context import ExtensionContext
 from pi_host.session.queues import QueuedMessage
 
+if TYPE_CHECKING:
+    from pi_host.plugins.events import EventBus
+
 DELIVERY = {"steer": "steer", "follow_up": "followUp", "next_turn": "nextTurn"}
 DELIVERY.update({v: v for v in list(DELIVERY.values())})  # pi's spellings are accepted too
 
 
-class EventBus:
-    """One per host: ``emit(name, data)`` calls every ``on(name, handler)`` handler in the order
-    they subscribed. A raising handler (or an async one that fails later) is reported as a failure
-    of the plugin that subscribed it, and the other handlers still run."""
-
-    def __init__(self, host: Any) -> None:
-        self._host = host
-        self._handlers: dict[str, list[tuple[Callable[[Any], Any], str]]] = {}
-
-    def on(self, name: str, handler: Callable[[Any], Any], *, owner: str | None = None) -> Callable[[], None]:
-        """Subscribe; returns the function that unsubscribes (calling it twice is harmless)."""
-        item = (handler, owner or self._owner_of(handler))
-        self._handlers.setdefault(name, []).append(item)
-
-        def unsubscribe() -> None:
-            handlers = self._handlers.get(name, [])
-            if item in handlers:
-                handlers.remove(item)
-
-        return unsubscribe
-
-    def emit(self, name: str, data: Any = None) -> None:
-        for handler, owner in list(self._handlers.get(name, ())):
-            try:
-                result = handler(data)
-            except Exception as exc:
-                self._host.report(owner, f"events:{name}", exc)
-                continue
-            if inspect.isawaitable(result):
-                task = asyncio.ensure_future(result)
-                task.add_done_callback(lambda t, o=owner: self._finished(t, o, name))
-
-    def _finished(self, task: asyncio.Future[Any], owner: str, name: str) -> None:
-        if not task.cancelled() and task.exception() is not None:
-            self._host.report(owner, f"events:{name}", task.exception())  # type: ignore[arg-type]
-
-    def _owner_of(self, handler: Callable[..., Any]) -> str:
-        module = getattr(handler, "__module__", None) or "?"
-        names = {record.name for record in getattr(self._host, "records", ())}
-        for candidate in (module, module.rpartition(".")[2], module.partition(".")[0]):
-            if candidate in names:
-                return candidate
-        return module
-
-
 def event_bus(host: Any) -> EventBus:
-    """The host's bus, made on first use."""
-    bus = getattr(host, "_pi_event_bus", None)
-    if bus is None:
-        bus = EventBus(host)
-        host._pi_event_bus = bus
-    return bus
+    """The host's bus (:attr:`pi_host.plugins.dispatch.PluginHost.events`)."""
+    return host.events
 
 
 def as_custom_message(message: dict[str, Any] | CustomMessage) -> CustomMessage:
@@ -116,8 +70,7 @@ class ExtensionApi(ExtensionContext):
             queue = session.queues.follow_up if delivery == "followUp" else session.queues.steering
             queue.append(QueuedMessage(custom, ""))  # not a typed message: no queue_update
         elif trigger_turn:
-            session._check_model()
-            session._start_run([custom])
+            session.run_messages([custom])
         else:
             await session.add_message(custom)  # streaming: deferred until the run settles
 
@@ -156,7 +109,7 @@ class ExtensionApi(ExtensionContext):
         if data is not None:
             fields["data"] = data
         stored = self._session.store.append(fields)
-        self._session._notify(session_events.entry_appended(stored))
+        self._session.notify(session_events.entry_appended(stored))
         return stored
 
     def get_entries(self) -> list[dict[str, Any]]:
@@ -305,7 +258,7 @@ class ExtensionApi(ExtensionContext):
         by a signal reports 128 + its number as ``code``, as a shell does; one that cannot start
         reports its error on stderr with code 127. ``env`` adds variables to pi-host's environment
         (a None value removes one); ``input`` is written to its stdin (else stdin is empty)."""
-        from pi_host.lib.extension_api.process import run_command
+        from pi_host.lib.toolkit.process import run_command
 
         return await run_command(command, list(args or ()), timeout, signal, cwd or self.cwd, env, input)
 
@@ -388,9 +341,9 @@ class ExtensionApi(ExtensionContext):
         ``new``) may cancel. ``setup(store)`` may append entries to the new session's store before
         it is shown; ``with_session(ctx)`` then runs with the new session's ``ctx`` (this ``ctx``
         is stale after the switch). Returns ``{"cancelled": bool}``. Raises
-        :class:`pi_host.lib.sessions.switching.SwitchError` where the mode cannot replace its
+        :class:`pi_host.runtime.switching.SwitchError` where the mode cannot replace its
         session (print, JSON, SDK)."""
-        from pi_host.lib.sessions.switching import plugin_new_session
+        from pi_host.runtime.switching import plugin_new_session
 
         return await plugin_new_session(self._session, setup=setup, with_session=with_session)
 
@@ -401,7 +354,7 @@ class ExtensionApi(ExtensionContext):
         ``entry_id`` (``position="before"``, as ``/fork``: its text goes back to the editor and is
         returned as ``text``) or up to ``entry_id`` (``"at"``, as ``/clone``).
         ``session_before_fork`` may cancel. Returns ``{"cancelled": bool, "text": str}``."""
-        from pi_host.lib.sessions.switching import plugin_fork
+        from pi_host.runtime.switching import plugin_fork
 
         return await plugin_fork(self._session, entry_id, position, with_session)
 
@@ -410,7 +363,7 @@ class ExtensionApi(ExtensionContext):
     ) -> dict[str, bool]:
         """Resume the session of ``session_path`` (relative to ``cwd``) in place of this one, as
         ``/resume``; ``session_before_switch`` (reason ``resume``) may cancel."""
-        from pi_host.lib.sessions.switching import plugin_switch_session
+        from pi_host.runtime.switching import plugin_switch_session
 
         return await plugin_switch_session(self._session, session_path, with_session)
 
@@ -418,7 +371,7 @@ class ExtensionApi(ExtensionContext):
         """What ``/reload`` does: ``session_shutdown`` (reason ``reload``), plugins, settings,
         keybindings and resources loaded again, ``session_start`` (reason ``reload``). Code after
         it runs in the old plugin module: return right after. Refused while a run streams."""
-        from pi_host.lib.sessions.switching import plugin_reload
+        from pi_host.runtime.switching import plugin_reload
 
         await plugin_reload(self._session)
 
@@ -426,7 +379,7 @@ class ExtensionApi(ExtensionContext):
         """Ask pi to exit gracefully once the session is idle (interactive: after the queued
         messages; RPC: after the command in flight). ``session_shutdown`` fires before the
         exit. A no-op in print and JSON mode, which exit once their prompts are done."""
-        from pi_host.lib.sessions.switching import plugin_shutdown
+        from pi_host.runtime.switching import plugin_shutdown
 
         plugin_shutdown(self._session)
 
@@ -437,7 +390,7 @@ class ExtensionApi(ExtensionContext):
         from a models.json provider object (``baseUrl``, ``api``, ``apiKey``, ``headers``,
         ``models``...), effective at once for ``set_model``, ``/model`` and RPC. Returns the
         ``provider/id`` keys of its models. A config the catalog cannot use raises ValueError."""
-        from pi_host.lib.extension_api.providers import register_provider
+        from pi_host.runtime.extension_api.providers import register_provider
 
         return register_provider(self._session, name, config)
 
@@ -445,7 +398,7 @@ class ExtensionApi(ExtensionContext):
         """Remove a provider registered with :meth:`register_provider` (the built-in models it
         overrode come back); False when there was none. Refused (ValueError) while the current
         model is one of its models: switch models first."""
-        from pi_host.lib.extension_api.providers import unregister_provider
+        from pi_host.runtime.extension_api.providers import unregister_provider
 
         return unregister_provider(self._session, name)
 
@@ -455,7 +408,7 @@ class ExtensionApi(ExtensionContext):
         ctx)`` (or ``handler(event)``) may be async, its return follows the event's rule, and a
         failure is reported under the subscribing plugin's name. Runs after the hooks of loaded
         plugins. Returns the function that unsubscribes."""
-        from pi_host.lib.extension_api.subscriptions import subscribe
+        from pi_host.runtime.extension_api.subscriptions import subscribe
 
         return subscribe(self._session.host, event_name, handler)
 
@@ -465,7 +418,7 @@ class ExtensionApi(ExtensionContext):
         otherwise (``model``, ``thinking_level``, ``tools``, ``cwd``, ``system_prompt``,
         ``append_system_prompt``, ``plugins``: a fresh set of built-ins plus these instead of this
         session's plugins, ``store``, ``mode``). In memory; ``await sub.close()`` when done."""
-        from pi_host.lib.extension_api.subsession import create_subsession
+        from pi_host.runtime.extension_api.subsession import create_subsession
 
         return await create_subsession(self, **options)
 

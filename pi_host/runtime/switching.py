@@ -3,14 +3,14 @@ RPC commands of the same names), for every mode alike.
 
 Each function asks the plugins first (``session_before_switch`` or ``session_before_fork``;
 ``{"cancel": True}`` keeps the session and the function returns None), stops a run in progress,
-opens the new session through the CLI's ``request.new_session`` and retires the old one. The
-caller then shows or serves the session returned.
+opens the new session through the run's :class:`pi_host.runtime.factory.SessionFactory` and
+retires the old one. The caller then shows or serves the session returned.
 
 Plugins reach the same switches through ``ctx`` (``ctx.new_session``, ``ctx.fork``,
 ``ctx.switch_session``, ``ctx.reload``, ``ctx.shutdown``): a mode that can replace its session
-attaches a :class:`SessionControl` to every session it serves (:func:`attach_control`); the
-``plugin_*`` functions below use it, and refuse in one sentence where there is none (print, JSON,
-SDK).
+binds a :class:`SessionControl` to its factory, so every session it serves is built with it
+(``session.control``); the ``plugin_*`` functions below use it, and refuse in one sentence where
+there is none (print, JSON, SDK).
 """
 
 from __future__ import annotations
@@ -20,10 +20,11 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from pi_host.session.errors import SessionError
+
 __all__ = [
     "SessionControl",
     "SwitchError",
-    "attach_control",
     "fork_session",
     "new_session",
     "plugin_fork",
@@ -31,6 +32,7 @@ __all__ = [
     "plugin_reload",
     "plugin_shutdown",
     "plugin_switch_session",
+    "reload_session",
     "resume_session",
 ]
 
@@ -43,8 +45,8 @@ def _cancelled(decision: Any) -> bool:
     return isinstance(decision, dict) and bool(decision.get("cancel"))
 
 
-async def _replace(request: Any, old: Any, reason: str, session_file: str | None = None) -> Any:
-    if request.new_session is None:
+async def _replace(factory: Any, old: Any, reason: str, session_file: str | None = None) -> Any:
+    if factory is None:
         raise SwitchError("This run cannot open another session")
     event = {"reason": reason, **({"targetSessionFile": session_file} if session_file else {})}
     if _cancelled(await old.host.dispatch("session_before_switch", event, old.ctx)):
@@ -53,29 +55,29 @@ async def _replace(request: Any, old: Any, reason: str, session_file: str | None
         await old.abort()
     # The new session opens before the old one closes: a file that cannot be opened leaves the
     # current session as it was.
-    fresh = await request.new_session(session_file, previous_session_file=old.store.session_file)
+    fresh = await factory.new(session_file, previous_session_file=old.store.session_file)
     await old.close(reason)
     return fresh
 
 
-async def new_session(request: Any, old: Any) -> Any:
+async def new_session(factory: Any, old: Any) -> Any:
     """A fresh session in place of ``old``; None when a plugin kept ``old``."""
-    return await _replace(request, old, "new")
+    return await _replace(factory, old, "new")
 
 
-async def resume_session(request: Any, old: Any, session_file: str) -> Any:
+async def resume_session(factory: Any, old: Any, session_file: str) -> Any:
     """The session of ``session_file`` in place of ``old``; None when a plugin kept ``old``."""
-    return await _replace(request, old, "resume", session_file)
+    return await _replace(factory, old, "resume", session_file)
 
 
-async def fork_session(request: Any, old: Any, entry_id: str, position: str = "before") -> tuple[Any, str]:
+async def fork_session(factory: Any, old: Any, entry_id: str, position: str = "before") -> tuple[Any, str]:
     """Copy a branch of ``old`` into a new session file and continue there: ``before`` (``/fork``)
     ends the copy before the user message ``entry_id`` and returns its text; ``at`` (``/clone``)
     ends it at ``entry_id``. Returns ``(new session or None when a plugin kept old, text)``.
 
     Raises :class:`SwitchError` when the store cannot fork, and the store's ``ValueError`` /
     ``KeyError`` for an entry it cannot fork from."""
-    if request.new_session is None:
+    if factory is None:
         raise SwitchError("This run cannot open another session")
     store = old.store
     method = getattr(store, "fork_before" if position == "before" else "clone", None)
@@ -105,7 +107,7 @@ async def fork_session(request: Any, old: Any, entry_id: str, position: str = "b
         text = ""
     # The store now writes the new file; a new session takes it over (the old one is not closed,
     # which would close the store).
-    fresh = await request.new_session(store=store, reason="fork", previous_session_file=previous)
+    fresh = await factory.on_store(store, reason="fork", previous_session_file=previous)
     return fresh, text
 
 
@@ -115,34 +117,29 @@ async def fork_session(request: Any, old: Any, entry_id: str, position: str = "b
 class SessionControl:
     """How a mode lets plugins replace the session it serves.
 
-    ``show(fresh)`` makes ``fresh`` the served session (the mode's own ``/new`` path);
-    ``shutdown()`` ends the mode gracefully once idle; ``reloaded()`` runs after a reload
-    (keybindings, completion); ``fork_text(text)`` receives a forked message's text (the
-    interactive editor)."""
+    ``factory`` builds the replacements; ``show(fresh)`` makes ``fresh`` the served session (the
+    mode's own ``/new`` path); ``shutdown()`` ends the mode gracefully once idle; ``reloaded()``
+    runs after a reload (keybindings, completion); ``fork_text(text)`` receives a forked message's
+    text (the interactive editor)."""
 
     def __init__(
         self,
-        request: Any,
+        factory: Any,
         show: Callable[[Any], Any],
         *,
         shutdown: Callable[[], Any] | None = None,
         reloaded: Callable[[], Any] | None = None,
         fork_text: Callable[[str], Any] | None = None,
     ) -> None:
-        self.request = request
+        self.factory = factory
         self.show = show
         self.shutdown = shutdown
         self.reloaded = reloaded
         self.fork_text = fork_text
 
 
-def attach_control(session: Any, control: SessionControl) -> None:
-    """Let the plugins of ``session`` switch sessions through ``control``."""
-    session.mode_control = control
-
-
 def _control(session: Any, action: str) -> SessionControl:
-    control = getattr(session, "mode_control", None)
+    control = session.control
     if control is None:
         raise SwitchError(
             f"ctx.{action} needs a mode that can replace its session (interactive or rpc); "
@@ -170,7 +167,7 @@ async def plugin_new_session(
     with_session: Callable[[Any], Any] | None = None,
 ) -> dict[str, bool]:
     control = _control(session, "new_session")
-    fresh = await new_session(control.request, session)
+    fresh = await new_session(control.factory, session)
     if fresh is None:
         return {"cancelled": True}
     if setup is not None:
@@ -187,7 +184,7 @@ async def plugin_switch_session(
     path = os.path.abspath(os.path.join(session.config.cwd, os.path.expanduser(session_path)))
     if not os.path.isfile(path):
         raise FileNotFoundError(f"Session file not found: {path}")
-    fresh = await resume_session(control.request, session, path)
+    fresh = await resume_session(control.factory, session, path)
     if fresh is None:
         return {"cancelled": True}
     await _shown(control, fresh, with_session)
@@ -200,7 +197,7 @@ async def plugin_fork(
     if position not in ("before", "at"):
         raise ValueError(f"position must be 'before' or 'at', not {position!r}")
     control = _control(session, "fork")
-    fresh, text = await fork_session(control.request, session, entry_id, position)
+    fresh, text = await fork_session(control.factory, session, entry_id, position)
     if fresh is None:
         return {"cancelled": True, "text": ""}
     await _call(control.show, fresh)
@@ -214,14 +211,22 @@ async def plugin_reload(session: Any) -> None:
     control = _control(session, "reload")
     if session.is_streaming:
         raise SwitchError("Cannot reload while a run is in progress: await ctx.wait_for_idle() first")
-    if getattr(control.request, "reload_session", None) is None:
-        raise SwitchError("This run cannot reload")
-    fresh = await control.request.reload_session(session)
+    fresh = await reload_session(control.factory, session)
     await _call(control.show, fresh)
     await _call(control.reloaded)
 
 
+async def reload_session(factory: Any, old: Any) -> Any:
+    """``/reload``: ``old``'s plugins, settings and context loaded again on its store."""
+    if factory is None:
+        raise SwitchError("This run cannot reload")
+    try:
+        return await factory.reload(old)
+    except SessionError as exc:
+        raise SwitchError(str(exc)) from exc
+
+
 def plugin_shutdown(session: Any) -> None:
-    control = getattr(session, "mode_control", None)
+    control = session.control
     if control is not None and control.shutdown is not None:
         control.shutdown()

@@ -47,10 +47,11 @@ async def create_subsession(
     mode: str = "subagent",
     settings: dict[str, Any] | None = None,
 ) -> Any:
-    from pi_host.lib.compaction import Compactor
     from pi_host.lib.llm.tokens import clamp_thinking_level
     from pi_host.lib.sessions.store import MemoryStore
-    from pi_host.session.agent_session import AgentSession, SessionConfig
+    from pi_host.runtime.compactor import Compactor
+    from pi_host.session.agent_session import AgentSession
+    from pi_host.session.config import SessionConfig
 
     session = parent.session
     work = os.path.abspath(cwd or parent.cwd)
@@ -85,9 +86,14 @@ async def create_subsession(
         api_key=session.config.api_key,
         warn=session.config.warn,
     )
-    sub = AgentSession(host, registry, store if store is not None else MemoryStore(work), config)
-    sub.ctx = type(parent)(sub)  # the parent's ctx class: ExtensionApi
-    sub.compactor = Compactor(sub)
+    sub = AgentSession(
+        host,
+        registry,
+        store if store is not None else MemoryStore(work),
+        config,
+        context=type(parent),  # the parent's ctx class: ExtensionApi
+        compactor=Compactor,
+    )
     if system_prompt is not None or append_system_prompt:
         _PROMPTS[id(sub)] = (system_prompt, append_system_prompt)
     await sub.start()

@@ -12,14 +12,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_host.lib.extension_api.api import EventBus, ExtensionApi, as_custom_message, event_bus
+from pi_host.runtime.extension_api.api import ExtensionApi, as_custom_message, event_bus
 
 __all__ = ["EventBus", "ExtensionApi", "as_custom_message", "event_bus", "run_command"]
 
 
 def __getattr__(name: str) -> Any:
     if name in ("run_command", "KILL_GRACE_S"):
-        from pi_host.lib.extension_api import process
+        from pi_host.lib.toolkit import process
 
         return getattr(process, name)
+    if name == "EventBus":  # made on first use of the bus (pi_host.plugins.events)
+        from pi_host.plugins.events import EventBus
+
+        return EventBus
     raise AttributeError(name)

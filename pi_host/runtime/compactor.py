@@ -10,7 +10,8 @@ The session creates one :class:`Compactor` and calls it at four points: before a
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from pi_host.lib.compaction.config import (
@@ -21,14 +22,19 @@ from pi_host.lib.compaction.config import (
 )
 from pi_host.lib.compaction.cut import CompactionPreparation, prepare_compaction
 from pi_host.lib.compaction.errors import CompactionCancelled, CompactionError
-from pi_host.lib.compaction.estimate import entry_tokens, estimate_fresh, usage_is_valid, usage_tokens
+from pi_host.lib.compaction.estimate import (  # noqa: F401 (branch_context_tokens: the old import path)
+    Entry,
+    branch_context_tokens,
+    context_tokens_back,
+    estimate_fresh,
+    last_assistant_predates_compaction,
+    usage_is_valid,
+)
 from pi_host.lib.compaction.projection import branch_path, walk_back
 from pi_host.lib.compaction.results import field_of, json_value, strategy_summary, summary_of
 from pi_host.loop import events
 from pi_host.protocol.abort import AbortController, AbortError
 from pi_host.session.retry import omit_answer
-
-Entry = dict[str, Any]
 
 RECOVERY_EXHAUSTED = (
     "Context overflow recovery failed: the context still did not fit after one compact-and-retry "
@@ -39,41 +45,6 @@ _FAILURE_PREFIX = {
     "overflow": "Context overflow recovery failed: ",
     "manual": "Compaction failed: ",
 }
-
-
-def branch_context_tokens(path: list[Entry], messages: list[Any]) -> int:
-    """Context size of the branch ``path`` (§7.1 ``contextTokens``).
-
-    The last valid assistant usage plus estimates of the entries after it; a compaction or
-    ``context_edit`` after the last usable answer makes that usage stale, and the projected
-    context ``messages`` are estimated from scratch instead.
-    """
-    return _context_tokens(reversed(path), messages)
-
-
-def _context_tokens(back: Iterable[Entry], messages: list[Any]) -> int:
-    tail = 0
-    for entry in back:
-        kind = entry["type"]
-        if kind in ("compaction", "context_edit"):
-            break
-        if kind == "message":
-            message = entry.get("message")
-            if isinstance(message, dict) and usage_is_valid(message):
-                return usage_tokens(message.get("usage")) + tail
-        tail += entry_tokens(entry)
-    return estimate_fresh(messages)
-
-
-def _last_assistant_predates_compaction(back: Iterable[Entry]) -> bool:
-    """True when there is no assistant answer after the latest compaction (nothing new)."""
-    for entry in back:
-        if entry["type"] == "compaction":
-            return True
-        message = entry.get("message")
-        if entry["type"] == "message" and isinstance(message, dict) and message.get("role") == "assistant":
-            return False
-    return True
 
 
 class Compactor:
@@ -143,6 +114,18 @@ class Compactor:
             )
         return list(usable.values())[-1]
 
+    @contextlib.contextmanager
+    def exclusive(self, controller: AbortController) -> Iterator[None]:
+        """Hold the compactor for another summarizing job (a ``/tree`` branch summary): a second
+        one is refused and :meth:`abort` reaches ``controller``."""
+        if self._busy:
+            raise CompactionError("Compaction in progress: wait for it to finish")
+        self._busy, self._controller = True, controller
+        try:
+            yield
+        finally:
+            self._busy, self._controller = False, None
+
     def abort(self) -> None:
         """Cancel a running compaction or branch summary."""
         if self._controller is not None:
@@ -151,7 +134,7 @@ class Compactor:
     def context_tokens(self, path: list[Entry] | None = None) -> int:
         """The branch's context size now (usage-based where valid, §7.2)."""
         back = walk_back(self.session.store) if path is None else reversed(path)
-        return _context_tokens(back, self.session.messages)
+        return context_tokens_back(back, self.session.messages)
 
     def context_usage(self) -> dict[str, Any]:
         """``{tokens, contextWindow, percent}``; tokens/percent are None right after a compaction,
@@ -183,7 +166,7 @@ class Compactor:
         settings = self.settings()
         if not settings.enabled:
             return
-        if _last_assistant_predates_compaction(walk_back(self.session.store)):
+        if last_assistant_predates_compaction(walk_back(self.session.store)):
             return
         if self._over_threshold(settings):
             await self._auto("threshold", False)
@@ -229,7 +212,7 @@ class Compactor:
         if final is None or final.stop_reason == "aborted":
             return False
         settings = self.settings()
-        if settings.enabled and not _last_assistant_predates_compaction(walk_back(self.session.store)):
+        if settings.enabled and not last_assistant_predates_compaction(walk_back(self.session.store)):
             if self._over_threshold(settings):
                 await self._auto("threshold", False, signal)
         return False
@@ -250,8 +233,8 @@ class Compactor:
     async def navigate_tree(self, target_id: str, **options: Any) -> dict[str, Any]:
         """Move the leaf to another branch, optionally summarizing the one left (§7.9); the
         options (``summarize``, ``custom_instructions``, ``label``, ``replace_instructions``) and
-        the result are :func:`pi_host.lib.compaction.branch.navigate_tree`'s."""
-        from pi_host.lib.compaction.branch import navigate_tree
+        the result are :func:`pi_host.runtime.tree_navigation.navigate_tree`'s."""
+        from pi_host.runtime.tree_navigation import navigate_tree
 
         return await navigate_tree(self.session, target_id, **options)
 

@@ -12,8 +12,8 @@ import pi_provider_faux
 import pytest
 
 from pi_host import hookimpl
-from pi_host.lib.extension_api import as_custom_message, event_bus
 from pi_host.protocol import CustomMessage
+from pi_host.runtime.extension_api import as_custom_message, event_bus
 from tests.support.sdk import SleepTool, new_session
 
 # --- in process --------------------------------------------------------------------------------

@@ -5,13 +5,23 @@ as ``<file name="<abs path>">`` blocks; images are attached and get a block nami
 so when ``images.autoResize`` shrank them to model limits); empty files are skipped; a missing file is an error (the CLI prints it and exits 1). The first
 prompt is piped stdin text + file blocks + the first message, with no separator; later messages
 are sent as separate prompts, in order.
+
+What is read is capped at :data:`MAX_INPUT_BYTES` per source (piped stdin, each ``@file``): a
+bigger input is refused in one line before it fills memory (``pi -p < /dev/zero``, ``@/dev/zero``,
+a multi-GB log). No model takes a prompt anywhere near that size, and every line the session
+file then holds stays well under the reader's line limit.
 """
 
 from __future__ import annotations
 
 import os
+import stat
+from typing import IO, Any
 
 from pi_host.protocol import ImageContent
+
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+_PIECE = 1024 * 1024
 
 
 class InputFileError(Exception):
@@ -50,18 +60,63 @@ def resolve_path(arg: str, cwd: str) -> str:
     return os.path.normpath(path)
 
 
+def _limit() -> str:
+    return f"{MAX_INPUT_BYTES // (1024 * 1024)} MiB"
+
+
+def read_at_most(stream: IO[bytes], limit: int) -> bytes:
+    """Up to ``limit`` bytes of ``stream`` (fewer at its end), read a piece at a time."""
+    data = bytearray()
+    while len(data) < limit:
+        piece = stream.read(min(_PIECE, limit - len(data)))
+        if not piece:
+            break
+        data += piece
+    return bytes(data)
+
+
+def read_stdin(stream: Any) -> str | None:
+    """Piped standard input as the prompt's start (trimmed at both ends, as pi does), decoded
+    as the text stream would; raises :class:`InputFileError` beyond :data:`MAX_INPUT_BYTES`."""
+    raw = getattr(stream, "buffer", None)
+    if raw is None:  # a text stream without bytes underneath
+        text = stream.read(MAX_INPUT_BYTES + 1)
+        too_big = len(text) > MAX_INPUT_BYTES
+    else:
+        data = read_at_most(raw, MAX_INPUT_BYTES + 1)
+        too_big = len(data) > MAX_INPUT_BYTES
+        text = "" if too_big else data.decode(stream.encoding or "utf-8", stream.errors or "replace")
+    if too_big:
+        raise InputFileError(
+            f"Piped stdin holds more than {_limit()}: pi-host reads at most {_limit()} of input "
+            "(save it to a file and ask the agent to read it)"
+        )
+    return text.strip() or None
+
+
 def read_file_argument(arg: str, cwd: str, auto_resize: bool = True) -> tuple[str, ImageContent | None]:
     """The text block for one ``@file`` argument (without the ``@``) and its image, if any."""
     path = resolve_path(arg, cwd)
+    too_big = InputFileError(
+        f"{path} holds more than {_limit()}: an @file is read whole into the prompt, up to {_limit()}"
+    )
     try:
         with open(path, "rb") as handle:
-            data = handle.read()
+            info = os.fstat(handle.fileno())
+            if stat.S_ISREG(info.st_mode) and info.st_size > MAX_INPUT_BYTES:
+                raise too_big  # refused before reading
+            # (a device, a pipe or a /proc file says nothing of its size: read no more than allowed)
+            data = read_at_most(handle, MAX_INPUT_BYTES + 1)
+    except InputFileError:
+        raise
     except FileNotFoundError:
         raise InputFileError(f"File not found: {path}") from None
     except IsADirectoryError:
         raise InputFileError(f"Not a file: {path}") from None
     except OSError as exc:
         raise InputFileError(f"Cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise too_big
     if not data:
         return "", None
     mime = image_mime_type(data)

@@ -284,7 +284,11 @@ def _compose_prompts(
         return None, []
     # Without a terminal, --resume reads the picked session number from stdin: leave it alone.
     if mode != "rpc" and not sys.stdin.isatty() and not args.resume:
-        stdin_text = sys.stdin.read().strip() or None  # trimmed at both ends, as pi does
+        try:
+            stdin_text = cli_input.read_stdin(sys.stdin)  # capped; trimmed at both ends, as pi does
+        except cli_input.InputFileError as exc:
+            _stderr(f"pi: {exc}")
+            return None, []
     auto_resize = (settings.get("images") or {}).get("autoResize", True) is not False
     try:
         first, images, remaining = cli_input.compose_prompt(list(args.messages), stdin_text, cwd, auto_resize)

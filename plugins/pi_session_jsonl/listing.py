@@ -15,10 +15,15 @@ from pi_host.lib.sessions.store import SessionOpenError, iso_timestamp, stderr_w
 from pi_host.lib.sessions.tree import iso_to_ms, session_info_name
 from pi_host.lib.sessions.validate import describe, field_problem
 from pi_session_jsonl import jsonl
-from pi_session_jsonl.files import NotARegularFile, open_regular, read_all
+from pi_session_jsonl.files import (
+    HEADER_SCAN_LIMIT,
+    HeaderScanLimit,
+    NotARegularFile,
+    head_lines,
+    iter_lines,
+    open_regular,
+)
 from pi_session_jsonl.jsonl import parse_line
-
-HEADER_SCAN_LIMIT = 1024 * 1024
 
 
 @dataclass
@@ -226,44 +231,62 @@ def all_session_dirs(agent_dir: str) -> list[str]:
 
 
 def session_info(path: str, warn: Warn | None = None) -> SessionInfo | None:
-    """Summarise one file (one pass over its lines). Entries whose fields the loader would refuse
-    are left out, the first one named on ``warn``; nothing in a file makes this raise."""
+    """Summarise one file (one pass over its lines, read as a stream: a huge file costs its
+    longest line, not its size). Entries whose fields the loader would refuse are left out, the
+    first one named on ``warn``; nothing in a file makes this raise."""
     warn = warn or stderr_warn
     fd = _open_for_reading(path, warn)
     if fd is None:
         return None
     try:
-        data = read_all(fd)
         mtime = os.fstat(fd).st_mtime
+        found = _header(fd)
+        if found is None:
+            return None
+        header, line_no = found
+        summary = _Summary()
+        for data, start, end in iter_lines(fd):
+            line_no += 1
+            if start == end:
+                continue
+            entry = parse_line(bytes(data[start:end]))
+            if not isinstance(entry, dict):
+                continue
+            problem = summary.add(entry)
+            if problem is not None:
+                summary.problems += 1
+                if summary.problems == 1:
+                    summary.first_problem = f"{path}:{line_no}: {problem}"
     except OSError as exc:
         warn(f"skipped {path}: cannot read it ({exc.strerror})")
         return None
     finally:
         os.close(fd)
-    summary = _Summary()
-    header: dict[str, Any] | None = None
-    for line_no, line in enumerate(data.split(b"\n"), 1):
-        if not line.strip():
-            continue
-        entry = parse_line(line)
-        if not isinstance(entry, dict):
-            continue
-        if header is None:
-            if not jsonl.is_header(entry):
-                return None
-            header = entry
-            continue
-        problem = summary.add(entry)
-        if problem is not None:
-            summary.problems += 1
-            if summary.problems == 1:
-                summary.first_problem = f"{path}:{line_no}: {problem}"
-    if header is None:
-        return None
     if summary.first_problem:
         more = f" (and {summary.problems - 1} more)" if summary.problems > 1 else ""
         warn(f"{summary.first_problem}; entry left out of the session list{more}")
     return _make_info(path, header, summary, mtime)
+
+
+def _header(fd: int) -> tuple[dict[str, Any], int] | None:
+    """The header (the first JSON object, within the first MiB) and its line number, with the
+    descriptor placed after it; None when the file is no session."""
+    offset = line_no = 0
+    try:
+        for line, ended in head_lines(fd):
+            line_no += 1
+            offset += len(line) + ended
+            if not line.strip():
+                continue
+            entry = parse_line(line)
+            if isinstance(entry, dict):
+                if not jsonl.is_header(entry):
+                    return None
+                os.lseek(fd, offset, os.SEEK_SET)
+                return entry, line_no
+    except HeaderScanLimit:
+        pass
+    return None
 
 
 def _make_info(path: str, header: dict[str, Any], summary: _Summary, mtime: float) -> SessionInfo:

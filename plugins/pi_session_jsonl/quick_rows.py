@@ -15,7 +15,7 @@ from typing import Any
 
 from pi_host.lib.sessions.store import stderr_warn
 from pi_session_jsonl import jsonl
-from pi_session_jsonl.files import kind_of, open_regular
+from pi_session_jsonl.files import HEADER_SCAN_LIMIT, iter_lines, kind_of, open_regular
 from pi_session_jsonl.jsonl import parse_line
 from pi_session_jsonl.listing import (
     SessionInfo,
@@ -34,6 +34,8 @@ ROLE_WINDOW = 1024
 """How far into a message line its role is looked for (pi and pi-host write it within ~150 bytes)."""
 TAIL_LINES = 8
 """How many of the last message lines are looked at for the newest activity."""
+TAIL_READ_LIMIT = 64 * 1024 * 1024
+"""How far back from the end of a file the preview's last messages are looked for."""
 FIRST_BATCH = 40
 """Files summarised before ``quick_list`` first reports progress (the picker's first screen)."""
 REPORT_EVERY_S = 0.05
@@ -141,6 +143,8 @@ class QuickScanner:
                         break
                     nl = filled  # a last line without its newline
                 elif pos == 0 and filled == capacity:  # a line longer than the buffer
+                    if header is None and base + filled >= HEADER_SCAN_LIMIT:
+                        return None  # no header in the first MiB: no session (the loader agrees)
                     start, head = base, bytes(view[:ROLE_WINDOW])
                     last = buf[filled - 1]
                     while True:
@@ -359,7 +363,8 @@ def _message_text(line: bytes) -> tuple[str, str] | None:
 
 def tail_messages(path: str, limit: int = 4, block: int = 64 * 1024) -> list[tuple[str, str]]:
     """The last ``limit`` user/assistant messages with text, oldest first, as ``(role, text)``:
-    read backwards from the end of the file, so a long session costs no more than a short one."""
+    read backwards from the end of the file, so a long session costs no more than a short one
+    (and no more than :data:`TAIL_READ_LIMIT` bytes are looked at: it is a preview)."""
     try:
         fd = open_regular(path, os.O_RDONLY)
     except OSError:
@@ -367,12 +372,13 @@ def tail_messages(path: str, limit: int = 4, block: int = 64 * 1024) -> list[tup
     found: list[tuple[str, str]] = []
     try:
         end = os.fstat(fd).st_size
+        stop = max(0, end - TAIL_READ_LIMIT)
         pending = b""  # the start of a line that began before the block read last
-        while end > 0 and len(found) < limit:
-            start = max(0, end - block)
+        while end > stop and len(found) < limit:
+            start = max(stop, end - block)
             data = os.pread(fd, end - start, start) + pending
             lines = data.split(b"\n")
-            pending = lines.pop(0) if start > 0 else b""
+            pending = lines.pop(0) if start > 0 else b""  # (at ``stop``: a line not seen whole)
             for line in reversed(lines):
                 got = _message_text(line)
                 if got is not None:
@@ -393,45 +399,12 @@ _buffers = threading.local()
 
 
 def _lines(fd: int, chunk: int = QUICK_CHUNK) -> Iterator[tuple[bytearray | bytes, int, int]]:
-    """``(data, start, end)`` for each line of a file, ``data[start:end]`` without its newline,
-    valid until the next line is asked for (chunks are read into one buffer per thread; a line
-    longer than the buffer is joined into a ``bytes`` of its own)."""
+    """:func:`~pi_session_jsonl.files.iter_lines` with one buffer per thread (a search reads
+    many files); a line longer than ``MAX_LINE_BYTES`` comes out empty."""
     buf = getattr(_buffers, "lines", None)
     if buf is None or len(buf) != chunk:
         buf = _buffers.lines = bytearray(chunk)
-    view = memoryview(buf)
-    find = buf.find
-    filled = pos = 0
-    parts: list[bytes] = []  # a line longer than the buffer, so far
-    while True:
-        if pos:
-            kept = filled - pos
-            buf[:kept] = bytes(view[pos:filled])
-            filled, pos = kept, 0
-        got = os.readv(fd, [view[filled:]])
-        if not got:
-            break
-        start, filled = filled, filled + got
-        if parts:
-            nl = find(_NL, start, filled)
-            if nl < 0:
-                parts.append(bytes(view[:filled]))
-                filled = 0
-                continue
-            parts.append(bytes(view[:nl]))
-            line = b"".join(parts)
-            parts = []
-            yield line, 0, len(line)
-            pos = nl + 1
-        while (nl := find(_NL, pos, filled)) >= 0:
-            yield buf, pos, nl
-            pos = nl + 1
-        if pos == 0 and filled == chunk:  # no line ends in a full buffer
-            parts.append(bytes(view[:filled]))
-            filled = 0
-    if parts or pos < filled:
-        line = b"".join([*parts, bytes(view[pos:filled])])
-        yield line, 0, len(line)
+    return iter_lines(fd, chunk, buffer=buf)
 
 
 def _one_word(needle: str) -> bool:

@@ -128,7 +128,10 @@ def _open(
             path, cwd, None if kind == "path" and not options.session_dir else session_dir, warn
         )
     if options.resume:
-        sessions = listing.list_sessions(cwd, options.agent_dir, options.session_dir, warn=warn)
+        from pi_session_jsonl.quick_rows import quick_list
+
+        # The picker's rows: the title and counts, without every message's text in memory.
+        sessions = quick_list(cwd, options.agent_dir, options.session_dir, warn=warn)
         chosen = listing.pick_session(sessions, interactive=interactive)
         return JsonlStore.open_file(chosen.path, cwd, session_dir, warn)
     if options.continue_recent:

@@ -8,6 +8,8 @@
   torn line never sits in front of later entries.
 * The file is locked (``flock``, exclusive) for as long as the store is open: a second pi-host
   process opening the same session gets a clear error instead of growing a second leaf in it.
+* Before each append the path is checked against the open file: one deleted, cut short or replaced
+  by another program is written again whole at the path, with one line saying so (:mod:`.guard`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import fcntl
 import os
 import shutil
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_host.lib.sessions.store import (
     SESSION_VERSION,
@@ -33,6 +35,9 @@ from pi_host.lib.sessions.validate import EntrySource
 from pi_session_jsonl import jsonl
 from pi_session_jsonl.files import NotARegularFile, open_regular
 from pi_session_jsonl.paths import ensure_dir, session_file_name
+
+if TYPE_CHECKING:
+    from pi_session_jsonl.reading import StubFile
 
 FILE_MODE = 0o600
 
@@ -66,6 +71,7 @@ class JsonlStore(TreeStore):
         warn: Callable[[str], None] | None = None,
         source: EntrySource | None = None,
         stubs: Stubs | None = None,
+        stub_file: StubFile | None = None,
     ) -> None:
         super().__init__(
             cwd, session_id, header=header, entries=entries, warn=warn, source=source, stubs=stubs
@@ -76,6 +82,10 @@ class JsonlStore(TreeStore):
         )
         self._fd = fd
         self._flushed = fd is not None
+        self._stub_file = stub_file
+        self._rewrite_failed = False
+        # The file's size after our last write: a smaller file was cut short by someone else.
+        self._written = os.fstat(fd).st_size if fd is not None else 0
 
     # --- opening ------------------------------------------------------------------------------
 
@@ -127,19 +137,30 @@ class JsonlStore(TreeStore):
     def _load(
         cls, fd: int, path: str, cwd: str, session_dir: str, warn: Callable[[str], None] | None
     ) -> JsonlStore:
-        if os.fstat(fd).st_size == 0:
+        # (A file in /proc says size 0 and has content: only a file that reads empty is empty.)
+        if os.fstat(fd).st_size == 0 and not os.pread(fd, 1, 0):
             # An existing empty file becomes a new session at that path (§6.7).
             store = cls(cwd, session_dir, path=path, fd=fd, warn=warn)
-            jsonl.write_all(fd, jsonl.encode(store.header))
+            try:
+                store._write(jsonl.encode(store.header))
+            except SessionWriteError as exc:
+                store._fd = None
+                raise SessionOpenError(str(exc)) from None
             return store
+        # (Imported here: a --no-session run imports this module but reads no file.)
+        from pi_session_jsonl.reading import read_session, warn_long_lines
+
         try:
-            loaded = jsonl.read_fd(fd, path, stubs=True)
+            loaded = read_session(fd, path, stubs=True)
         except jsonl.BadSessionFile as exc:
             raise SessionOpenError(str(exc)) from None
+        except OSError as exc:
+            raise SessionOpenError(f"Cannot read session file {path}: {exc.strerror}") from None
         if loaded.header is None:
             raise SessionOpenError(f"Not a pi session file (no session header): {path}")
         store_warn = warn or stderr_warn
         jsonl.warn_malformed(loaded, path, store_warn)
+        warn_long_lines(loaded, store_warn)
         old_version = loaded.version
         # Migration sees every parsed entry, usable or not, and the rewrite keeps them all; the
         # tree leaves the unusable ones out afterwards (TreeStore), so nothing else is rewritten.
@@ -149,7 +170,11 @@ class JsonlStore(TreeStore):
             store_warn(f"migrated {path} from session format {label} to v{SESSION_VERSION}")
             loaded.rewritten(path)
         elif loaded.missing_final_newline:
-            jsonl.write_all(fd, b"\n")  # later appends must start on a fresh line
+            try:
+                jsonl.write_all(fd, b"\n")  # later appends must start on a fresh line
+            except OSError as exc:
+                loaded.close()
+                raise SessionOpenError(f"Cannot write to session file {path}: {exc.strerror}") from None
         header_cwd = loaded.header.get("cwd")
         if isinstance(header_cwd, str) and header_cwd:
             cwd = header_cwd
@@ -163,6 +188,7 @@ class JsonlStore(TreeStore):
             warn=warn,
             source=loaded,
             stubs=loaded.stubs,
+            stub_file=loaded.file,
         )
 
     # --- writing ------------------------------------------------------------------------------
@@ -173,7 +199,7 @@ class JsonlStore(TreeStore):
                 return
             self._create_file()
             return
-        self._write(jsonl.encode(entry))
+        self._write(jsonl.encode(entry), entry)
 
     def _needs_file(self, entry: dict[str, Any]) -> bool:
         message = entry.get("message") if entry["type"] == "message" else None
@@ -191,7 +217,8 @@ class JsonlStore(TreeStore):
             ) from None
         data = b"".join([jsonl.encode(self.header), *(jsonl.encode(e) for e in self.tree.entries())])
         try:
-            fd = os.open(self.session_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, FILE_MODE)
+            # (Readable too: a file deleted under us is copied back from this descriptor.)
+            fd = os.open(self.session_file, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND, FILE_MODE)
         except FileExistsError:
             raise SessionWriteError(
                 f"Session file already exists, not overwriting it: {self.session_file}"
@@ -211,16 +238,20 @@ class JsonlStore(TreeStore):
             raise SessionWriteError(
                 f"Cannot write session file {self.session_file}: {exc.strerror}"
             ) from None
+        self._written = len(data)
         self._flushed = True
 
-    def _write(self, data: bytes) -> None:
+    def _write(self, data: bytes, entry: dict[str, Any] | None = None) -> None:
+        """Append ``data`` (the line of ``entry``, already in the tree, when it is one)."""
         fd = self._fd
         if fd is None:
             raise SessionWriteError(f"Session file is closed: {self.session_file}")
+        fd = self._check_file(fd, entry)
         size = -1
         try:
             size = os.fstat(fd).st_size
             jsonl.write_all(fd, data)
+            self._written = size + len(data)
         except OSError as exc:
             if size >= 0:
                 try:
@@ -231,12 +262,50 @@ class JsonlStore(TreeStore):
                 f"Cannot write to session file {self.session_file}: {exc.strerror}"
             ) from None
 
+    def _check_file(self, fd: int, entry: dict[str, Any] | None) -> int:
+        """The descriptor to append to: this one, or, when the path no longer names the file it
+        writes (deleted, cut short, replaced), a new file holding the whole session there."""
+        from pi_session_jsonl import guard
+
+        path = self.session_file
+        assert path is not None
+        try:
+            problem = guard.what_changed(path, fd, self._written)
+        except OSError:
+            return fd  # cannot tell (a folder became unreadable): append as before
+        if problem is None:
+            return fd
+
+        def written() -> list[dict[str, Any]]:
+            return [each for each in self.tree.entries() if each is not entry]  # (not yet written)
+
+        try:
+            rewritten = guard.write_again(path, fd, self._written, problem, self.header, written)
+        except OSError as exc:
+            # Keep the session running on the file still open (tried again at the next append);
+            # said once, not at every append.
+            if not self._rewrite_failed:
+                self._rewrite_failed = True
+                self.warn(
+                    f"session file {path} was {problem} while the session was running and cannot be "
+                    f"written again ({exc.strerror}); still writing to the file it was"
+                )
+            return fd
+        self._rewrite_failed = False
+        self._fd, self._written = rewritten.fd, rewritten.size
+        os.close(fd)
+        self.warn(guard.message(path, problem, rewritten))
+        return rewritten.fd
+
     @property
     def is_persisted(self) -> bool:
         """True once the file exists on disk."""
         return self._flushed
 
     def close(self) -> None:
+        stub_file, self._stub_file = getattr(self, "_stub_file", None), None
+        if stub_file is not None:
+            stub_file.close()
         fd, self._fd = self._fd, None
         if fd is None:
             return
@@ -317,15 +386,20 @@ def fork_file(
         raise SessionOpenError(f"Cannot fork {source}: it is {exc.kind}, not a regular file") from None
     except OSError as exc:
         raise SessionOpenError(f"Cannot fork: cannot read {source}: {exc.strerror}") from None
+    from pi_session_jsonl.reading import read_session, warn_long_lines
+
     try:
-        loaded = jsonl.read_fd(fd, source)
+        loaded = read_session(fd, source)
     except jsonl.BadSessionFile:
         raise SessionOpenError(f"Cannot fork: not a pi session file: {source}") from None
+    except OSError as exc:
+        raise SessionOpenError(f"Cannot fork: cannot read {source}: {exc.strerror}") from None
     finally:
         os.close(fd)
     if loaded.header is None:
         raise SessionOpenError(f"Cannot fork: source session file is empty or invalid: {source}")
     jsonl.warn_malformed(loaded, source, warn or stderr_warn)
+    warn_long_lines(loaded, warn or stderr_warn)
     # Entries are copied as they are, usable or not (pi copies them verbatim); the new store's
     # tree leaves the unusable ones out and names them by their line in the copy.
     jsonl.migrate(loaded, fresh_id)

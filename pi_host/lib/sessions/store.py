@@ -247,6 +247,14 @@ class TreeStore:
         """Entries after the cursor (RPC ``get_entries {since}``); KeyError for an unknown id."""
         return self.tree.entries_since(entry_id)
 
+    def custom_entries(self, custom_type: str, branch: bool = True) -> list[Any]:
+        """The ``data`` of the ``custom`` entries of ``custom_type``, oldest first, on the active
+        branch (every branch when not ``branch``): what a plugin restores its state from. No
+        message is decoded for it (a long resumed session keeps most of them undecoded)."""
+        return [
+            e.get("data") for e in self.tree.of_type("custom", branch) if e.get("customType") == custom_type
+        ]
+
     def get_tree(self) -> list[TreeNode]:
         return self.tree.tree()
 

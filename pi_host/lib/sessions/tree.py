@@ -312,6 +312,13 @@ class SessionTree:
         self._path = out
         return list(out)
 
+    def of_type(self, kind: str, branch: bool = True) -> list[Entry]:
+        """The entries of type ``kind`` on the path to the leaf (of every branch when not
+        ``branch``), in order. Only ``message`` entries are ever stubs: for any other type
+        nothing is decoded, however long the session."""
+        found = [entry for entry in (self._raw_path() if branch else self._entries) if entry["type"] == kind]
+        return self._filled(found) if kind == "message" else found
+
     def entries_since(self, entry_id: str | None) -> list[Entry]:
         """Entries appended after ``entry_id`` (all of them for None); KeyError if unknown."""
         if entry_id is None:

@@ -1,0 +1,259 @@
+"""Reading a session file for a store, with limits: the header first, then the lines as a stream.
+
+:func:`read_session` is :func:`pi_session_jsonl.jsonl.read_fd` (the same per-line work, the same
+:class:`~pi_session_jsonl.jsonl.LoadedFile`) made safe on any file a user can point at:
+
+* **The header is looked for in the first MiB only** (pi's own header scan limit): blank and
+  malformed lines before it are skipped as pi skips them, and a file without one there is refused
+  after reading that MiB, whatever its size (a 2 GB file of NUL bytes, a log with no newline).
+* **No line is held beyond** :data:`~pi_session_jsonl.files.MAX_LINE_BYTES`: a longer one is
+  skipped as it streams past (named in one warning), so one endless line cannot fill memory.
+* **Long sessions keep no copy of the file.** Undecoded stubs normally keep the blocks they were
+  read from; for a file of :data:`FILE_STUBS_MIN_BYTES` or more a stub instead remembers where
+  its line is and reads it back from the file when it is used, so resuming costs about the
+  entries' ids, not the file's bytes. The reading uses its own descriptor
+  (:class:`StubFile`), which the store closes with itself.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_host.lib.sessions.stubs import Stubs
+from pi_host.lib.sessions.tree import bulk_allocation
+from pi_session_jsonl import jsonl
+from pi_session_jsonl.files import HEADER_SCAN_LIMIT, MAX_LINE_BYTES, HeaderScanLimit, head_lines
+
+FILE_STUBS_MIN_BYTES = 64 * 1024 * 1024
+"""Files at least this big read stub lines back from the file instead of keeping their blocks."""
+_READ_BACK = 64 * 1024
+
+
+class StubFile:
+    """A descriptor the stubs of one loaded file read their lines through (until closed)."""
+
+    def __init__(self, fd: int) -> None:
+        # A duplicate: the store may close or swap its own descriptor (a file written again).
+        self.fd = os.dup(fd)
+
+    def pread(self, size: int, offset: int) -> bytes:
+        if self.fd < 0 or size <= 0:
+            return b""
+        try:
+            return os.pread(self.fd, size, offset)
+        except OSError:
+            return b""  # the stub then stays undecoded: reported as an unusable entry
+
+    def close(self) -> None:
+        fd, self.fd = self.fd, -1
+        if fd >= 0:
+            os.close(fd)
+
+    def __del__(self) -> None:
+        self.close()
+
+
+class FileBlock:
+    """A block of the file as the stubs see it (:class:`pi_host.lib.sessions.stubs.Block`),
+    read back on demand instead of kept in memory."""
+
+    __slots__ = ("file", "offset", "length")
+
+    def __init__(self, file: StubFile, offset: int, length: int) -> None:
+        self.file, self.offset, self.length = file, offset, length
+
+    def __len__(self) -> int:
+        return self.length
+
+    def find(self, sub: bytes, start: int = 0, /) -> int:
+        """The next newline from ``start`` (the only search stubs make), read in growing pieces."""
+        at, piece = start, _READ_BACK
+        while at < self.length:
+            data = self.file.pread(min(piece, self.length - at), self.offset + at)
+            if not data:
+                return -1
+            found = data.find(sub)
+            if found >= 0:
+                return at + found
+            at += len(data)
+            piece = min(piece * 4, MAX_LINE_BYTES)
+        return -1
+
+    def __getitem__(self, index: slice, /) -> bytes:
+        start, stop, _step = index.indices(self.length)
+        return self.file.pread(stop - start, self.offset + start)
+
+
+@dataclass
+class SessionRead(jsonl.LoadedFile):
+    """A :class:`~pi_session_jsonl.jsonl.LoadedFile` and what the limits did."""
+
+    long_lines: list[int] = field(default_factory=list)
+    """1-based numbers of the lines skipped for being longer than ``MAX_LINE_BYTES``."""
+    file: StubFile | None = None
+    """Where the stubs read their lines, for a file read without keeping its blocks."""
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+
+
+def read_session(fd: int, path: str, stubs: bool = False) -> SessionRead:
+    """Parse a session file from an open descriptor (offset 0), within the limits above.
+
+    Raises :class:`~pi_session_jsonl.jsonl.BadSessionFile` when the first parsed line is no
+    session header, or when the first MiB holds no header line at all.
+    """
+    with bulk_allocation():
+        return _read(fd, path, stubs)
+
+
+def _read(fd: int, path: str, stubs: bool) -> SessionRead:
+    loaded = SessionRead(header=None, path=path)
+    reader = jsonl._Reader(loaded, stubs)
+    size = os.fstat(fd).st_size
+    offset, line_no, ended = _read_header(fd, path, reader)
+    if loaded.header is None or ended:  # (no header: nothing but blank or malformed lines)
+        loaded.size = offset
+        loaded.missing_final_newline = ended
+        _finish(loaded, reader)
+        return loaded
+    file = StubFile(fd) if stubs and reader.wanted and size >= FILE_STUBS_MIN_BYTES else None
+    loaded.file = file
+    lean = _Lean(reader, file)
+    pending: list[bytes] = []  # the start of a line that continues in the next block
+    pending_bytes = 0
+    pending_at = 0  # where that line starts in the file
+    skipping = False  # inside a line longer than MAX_LINE_BYTES
+    while True:
+        block = _block(fd, offset, size, file)
+        if not block:
+            break
+        at, offset = offset, offset + len(block)
+        begin = 0
+        if pending or skipping:
+            first = block.find(b"\n")
+            if first < 0:
+                if not skipping and pending_bytes + len(block) > MAX_LINE_BYTES:
+                    pending.clear()
+                    skipping = True
+                if not skipping:
+                    pending.append(block[:])  # (a bytes copy of a mapped block)
+                    pending_bytes += len(block)
+                continue
+            line_no += 1
+            if skipping or pending_bytes + first > MAX_LINE_BYTES:
+                loaded.long_lines.append(line_no)
+                skipping = False
+            else:
+                line = b"".join([*pending, block[: first + 1]])
+                mark = len(reader.blocks)
+                reader.scan(line, 0, len(line), line_no - 1)
+                lean.took(mark, [pending_at])
+            pending.clear()
+            pending_bytes = 0
+            begin = first + 1
+        last = block.rfind(b"\n") + 1  # (at least ``begin``)
+        mark = len(reader.blocks)
+        line_no = reader.scan(block, begin, last, line_no)
+        lean.took(mark, [at] * (len(reader.blocks) - mark))
+        if last < len(block):
+            pending.append(block[last:])
+            pending_bytes, pending_at = len(block) - last, at + last
+        del block
+    loaded.size = offset
+    if pending or skipping:
+        loaded.missing_final_newline = True
+        line_no += 1
+        if skipping:
+            loaded.long_lines.append(line_no)
+        else:
+            line = b"".join([*pending, b"\n"])
+            mark = len(reader.blocks)
+            reader.scan(line, 0, len(line), line_no - 1)
+            lean.took(mark, None)
+    _finish(loaded, reader)
+    return loaded
+
+
+def _read_header(fd: int, path: str, reader: Any) -> tuple[int, int, bool]:
+    """Take the lines up to and including the header, within the first :data:`HEADER_SCAN_LIMIT`
+    bytes: ``(where the next line starts, the header's line number, whether the header was the
+    file's last line and had no newline)``. Without a header the file was all read (it is short)."""
+    offset = line_no = 0
+    try:
+        for line, ended in head_lines(fd):
+            line_no += 1
+            offset += len(line) + ended
+            reader.take(line, line_no)  # raises BadSessionFile for a non-header entry
+            if reader.loaded.header is not None:
+                return offset, line_no, not ended
+    except HeaderScanLimit:
+        raise jsonl.BadSessionFile(
+            f"Not a pi session file (no session header in its first "
+            f"{HEADER_SCAN_LIMIT // (1024 * 1024)} MiB): {path}"
+        ) from None
+    return offset, line_no, False
+
+
+def _block(fd: int, offset: int, size: int, file: StubFile | None) -> Any:
+    if file is None:
+        return jsonl._read_block(fd, offset, size)
+    # Nothing is kept of a block read this way: a plain read, freed once it is scanned.
+    return os.pread(fd, jsonl.CHUNK_SIZE, offset)
+
+
+class _Lean:
+    """What a big file's read keeps of what the reader took, block by block: its blocks become
+    :class:`FileBlock`s, and its stubs share what they can. A stub is a dict per entry (about 0.9
+    KiB with its strings); every stub of one role can hold the same ``{"role": ...}`` dict (the
+    tree only reads it, and filling a stub replaces it), and a ``parentId`` that is the id of the
+    line before can be that same string: about a third less for a long session."""
+
+    def __init__(self, reader: Any, file: StubFile | None) -> None:
+        self.reader, self.file = reader, file
+        self.done = 0  # stubs already shared
+        self.previous: str | None = None
+        self.roles: dict[str, dict[str, str]] = {}
+
+    def took(self, mark: int, offsets: list[int] | None) -> None:
+        """After a scan: the blocks kept since ``mark`` are at ``offsets`` in the file (None:
+        the last line, without a newline in the file, stays as read)."""
+        if self.file is None:
+            return
+        blocks = self.reader.blocks
+        if offsets is not None:
+            for index in range(mark, len(blocks)):
+                first, data = blocks[index]
+                blocks[index] = (first, FileBlock(self.file, offsets[index - mark], len(data)))
+        stubs, roles, previous = self.reader.stubs, self.roles, self.previous
+        for index in range(self.done, len(stubs)):
+            entry = stubs[index]
+            role = entry["message"]["role"]
+            shared = roles.get(role)
+            if shared is None:
+                shared = roles[role] = {"role": role}
+            entry["message"] = shared
+            if entry["parentId"] == previous:
+                entry["parentId"] = previous
+            previous = entry["id"]
+        self.done, self.previous = len(stubs), previous
+
+
+def _finish(loaded: SessionRead, reader: Any) -> None:
+    if reader.wanted:
+        loaded.stubs = Stubs(jsonl.parse_line, reader.stubs, reader.starts, reader.blocks)
+    header = loaded.header
+    if header is not None:
+        loaded.version, loaded.version_problem = jsonl.header_version(header.get("version"), loaded.entries)
+
+
+def warn_long_lines(loaded: SessionRead, warn: Any) -> None:
+    """One warning for the lines skipped as too long to hold."""
+    if loaded.long_lines:
+        shown = ", ".join(str(n) for n in loaded.long_lines[:5])
+        more = f" and {len(loaded.long_lines) - 5} more" if len(loaded.long_lines) > 5 else ""
+        limit = MAX_LINE_BYTES // (1024 * 1024)
+        warn(f"{loaded.path}: skipped line {shown}{more}: longer than {limit} MiB")

@@ -304,7 +304,7 @@ def resource_roots(root: str, kind: str, listed: list[str] | None) -> list[str]:
     return [p for p in parsed.paths if not _matches(p, parsed.excluded_globs, root)]
 
 
-def _pi_manifest(root: str) -> dict[str, Any]:
+def pi_manifest(root: str) -> dict[str, Any]:
     """``package.json``'s ``pi`` object (empty when missing or unreadable)."""
     from pi_host.config.json_files import read_json_object
 
@@ -461,7 +461,7 @@ def package_resources(kind: str, host: Any, agent_dir: str, cwd: str, trusted: b
         matching = [e for e in entries if e.path == path and source_kind(e.source, e.base) == "path"]
         if entry is not matching[-1]:
             continue  # the same folder named twice (user and project): once, with the winner's filters
-        manifest = _pi_manifest(path)
+        manifest = pi_manifest(path)
         listed = manifest.get(kind) if isinstance(manifest.get(kind), list) else None
         found += _select(kind, path, resource_roots(path, kind, listed), matching, entry.source)
     seen: set[str] = set()

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pi_host.session.errors import SessionError
+from pi_host.session.store import TreeSessionStore
 
 __all__ = [
     "SessionControl",
@@ -80,9 +81,9 @@ async def fork_session(factory: Any, old: Any, entry_id: str, position: str = "b
     if factory is None:
         raise SwitchError("This run cannot open another session")
     store = old.store
-    method = getattr(store, "fork_before" if position == "before" else "clone", None)
-    if method is None:
+    if not isinstance(store, TreeSessionStore):
         raise SwitchError("This session store cannot fork or clone")
+    method = store.fork_before if position == "before" else store.clone
     if position == "before":
         entry = store.get(entry_id) if hasattr(store, "get") else None
         if (

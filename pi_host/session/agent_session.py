@@ -34,7 +34,7 @@ from pi_host.session.errors import SessionError
 from pi_host.session.parts import registered_parts, select_tools
 from pi_host.session.queues import PromptQueues, QueuedMessage
 from pi_host.session.retry import AutoRetry
-from pi_host.session.store import SessionStore
+from pi_host.session.store import SessionStore, TreeSessionStore
 from pi_host.session.system_prompt import SystemPromptDeclarer
 from pi_host.session.ui import UI, HeadlessUI
 
@@ -248,24 +248,28 @@ class AgentSession:
         self.model = model
         self.tool_context.provider, self.tool_context.model = model.provider, model.id
         self.store.append({"type": "model_change", "provider": model.provider, "modelId": model.id})
-        await self.host.dispatch(
-            "model_select", {"model": model, "previousModel": previous, "source": source}, self.ctx
-        )
+        if previous is None or (previous.provider, previous.id) != (model.provider, model.id):
+            await self.host.dispatch(  # pi announces a change only
+                "model_select", {"model": model, "previousModel": previous, "source": source}, self.ctx
+            )
 
     async def set_thinking_level(self, level: str) -> None:
         previous = self.thinking_level
         self.thinking_level = level
         self.tool_context.thinking_level = level
         self.store.append({"type": "thinking_level_change", "thinkingLevel": level})
+        self._notify({"type": "thinking_level_changed", "level": level})  # pi's session event
         await self.host.dispatch(
             "thinking_level_select", {"level": level, "previousLevel": previous}, self.ctx
         )
 
     async def set_session_name(self, name: str) -> str | None:
         """Name the session (an empty name clears it); emits ``session_info_changed``."""
-        setter = getattr(self.store, "set_name", None)
+        store = self.store
         entry = (
-            setter(name) if setter is not None else self.store.append({"type": "session_info", "name": name})
+            store.set_name(name)
+            if isinstance(store, TreeSessionStore)
+            else store.append({"type": "session_info", "name": name})
         )
         stored = (entry or {}).get("name") or None
         await self._emit(events.session_info_changed(stored))

@@ -17,6 +17,7 @@ from typing import Any
 from pi_host.loop import events
 from pi_host.loop.convert import convert_to_llm
 from pi_host.protocol import CustomMessage
+from pi_host.session.store import TreeSessionStore
 
 _PREVIEW_KEYS = ("contextEntries", "contextMessages", "llmMessages", "pendingMessages", "canContinue")
 
@@ -44,8 +45,8 @@ class BoundaryContext(Mapping[str, Any]):
         if key == "llmMessages":
             return convert_to_llm(messages)
         if key == "contextEntries":
-            reader = getattr(self._session.store, "context_entries", None)
-            entries = list(reader()) if callable(reader) else []
+            store = self._session.store
+            entries = list(store.context_entries()) if isinstance(store, TreeSessionStore) else []
             return entries + [dict(e) for e in self._event.get("entries") or []]
         if key == "pendingMessages":
             return self._session.queues.pending_messages()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass
@@ -70,3 +70,40 @@ class SessionStore(Protocol):
     def build_context(self) -> SessionContext: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class TreeSessionStore(SessionStore, Protocol):
+    """A store that keeps pi's session tree (every built-in store does,
+    :class:`pi_host.lib.sessions.store.TreeStore`): what ``ctx``, ``/tree``, ``/fork``, labels and
+    names use. A store without it still runs sessions; those features then say they are missing
+    or fall back to the entry list. Check with ``isinstance(store, TreeSessionStore)``."""
+
+    name: str | None
+    """The session's name (the latest ``session_info`` entry)."""
+
+    def get(self, entry_id: str) -> dict[str, Any] | None:
+        """The entry with this id (any branch), or None."""
+
+    def path(self) -> list[dict[str, Any]]:
+        """The entries from the root to the leaf (the active branch)."""
+
+    def context_entries(self) -> list[dict[str, Any]]:
+        """The active branch's entries that make the model's context (after the last compaction)."""
+
+    def get_tree(self) -> list[Any]:
+        """The roots of the session tree (nodes with ``entry``, ``children``, ``label``)."""
+
+    def set_label(self, entry_id: str, label: str | None) -> Any:
+        """Label an entry (None or empty clears it); KeyError for an unknown id."""
+
+    def label(self, entry_id: str) -> str | None: ...
+
+    def set_name(self, name: str) -> dict[str, Any]:
+        """Name the session (an empty name clears it); the ``session_info`` entry written."""
+
+    def fork_before(self, entry_id: str) -> str:
+        """Continue in a new file holding the branch before the user message ``entry_id``; its text."""
+
+    def clone(self) -> None:
+        """Continue in a new file holding the active branch."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pi_host.config.models import THINKING_LEVELS, scope_patterns, scoped_models
-from pi_host.lib.llm.tokens import clamp_thinking_level, supported_levels
+from pi_host.lib.llm.tokens import supported_levels
 
 if TYPE_CHECKING:
     from pi_mode_interactive.app import InteractiveApp
@@ -30,7 +30,7 @@ class ModelChooser:
     def __init__(self, ui: InteractiveApp) -> None:
         self.ui = ui
         settings = ui.session.config.settings if isinstance(ui.session.config.settings, dict) else {}
-        cli = getattr(getattr(ui.request, "args", None), "models", None)
+        cli = self.cli_scope = getattr(getattr(ui.request, "args", None), "models", None)
         self.scope = scoped_models(
             ui.session.registry.models(), scope_patterns(cli) or scope_patterns(settings.get("enabledModels"))
         )
@@ -62,36 +62,26 @@ class ModelChooser:
             await self.use(picked)
 
     async def use(self, model: Any, level: str | None = None) -> None:
-        session = self.session
-        if model is not session.model:
-            await session.set_model(model, source="set")
-        settings = session.config.settings if isinstance(session.config.settings, dict) else {}
-        per_model = settings.get("modelThinkingLevels") or {}
-        wanted = level or per_model.get(f"{model.provider}/{model.id}") or session.thinking_level
-        await self.set_level(wanted, quiet=True)
-        self.ui.notice(f"Model: {model.provider}/{model.id} • thinking {session.thinking_level}")
+        from pi_host.runtime.models import use_model
+
+        effective = await use_model(self.session, model, level)
+        self.ui.notice(f"Model: {model.provider}/{model.id} • thinking {effective}")
 
     async def cycle(self, step: int = 1) -> None:
         """Ctrl+P: the next scoped model (every model with a key when nothing is scoped)."""
-        scope = self.scope or [(model, None) for model in self.session.registry.available()]
-        if not scope:
-            self.ui.notice("No models to cycle through", "warning")
+        from pi_host.runtime.models import cycle_model
+
+        result = await cycle_model(self.session, self.cli_scope, step)
+        if result is None:
+            self.ui.notice("No other model to cycle to", "warning")
             return
-        keys = [f"{m.provider}/{m.id}" for m, _ in scope]
-        current = self.session.model
-        index = (
-            keys.index(f"{current.provider}/{current.id}")
-            if current is not None and f"{current.provider}/{current.id}" in keys
-            else -1
-        )
-        model, level = scope[(index + step) % len(scope)]
-        await self.use(model, level)
+        model = result["model"]
+        self.ui.notice(f"Model: {model.provider}/{model.id} • thinking {result['thinkingLevel']}")
 
     async def set_level(self, level: str, quiet: bool = False) -> None:
-        session = self.session
-        clamped = clamp_thinking_level(session.model, level) if session.model is not None else "off"
-        if clamped != session.thinking_level:
-            await session.set_thinking_level(clamped)
+        from pi_host.runtime.models import set_level
+
+        clamped = await set_level(self.session, level)
         if not quiet:
             note = "" if clamped == level else f" ({level} is not supported by this model)"
             self.ui.notice(f"Thinking: {clamped}{note}")
@@ -115,10 +105,13 @@ class ModelChooser:
 
     async def cycle_thinking(self) -> None:
         """Shift+Tab: the next level the model supports."""
-        levels = supported_levels(self.session.model)
-        current = self.session.thinking_level
-        position = levels.index(current) if current in levels else -1
-        await self.set_level(levels[(position + 1) % len(levels)])
+        from pi_host.runtime.models import cycle_level
+
+        level = await cycle_level(self.session)
+        if level is None:
+            self.ui.notice("This model has no thinking levels", "warning")
+        else:
+            self.ui.notice(f"Thinking: {level}")
 
     async def choose_scope(self) -> None:
         """``/scoped-models``: Enter toggles a model in or out of the Ctrl+P cycle, Escape ends;

@@ -146,45 +146,24 @@ async def _set_model(server: Any, record: dict[str, Any]) -> Any:
     model = session.registry.find(str(provider), str(model_id))
     if model is None:
         raise LookupError(f"Model not found: {provider}/{model_id}")
-    await _use_model(session, model)
+    from pi_host.runtime.models import use_model
+
+    await use_model(session, model)
     return model_json(model)
 
 
-async def _use_model(session: Any, model: Any, level: str | None = None) -> None:
-    from pi_host.lib.llm.tokens import clamp_thinking_level
-
-    await session.set_model(model)
-    wanted = clamp_thinking_level(model, level or session.thinking_level)
-    if wanted != session.thinking_level:
-        await session.set_thinking_level(wanted)
-
-
-def _scope(server: Any) -> tuple[list[tuple[Any, str | None]], bool]:
-    from pi_host.config.models import scope_patterns, scoped_models
-
-    session = server.session
-    settings = session.config.settings if isinstance(session.config.settings, dict) else {}
-    cli = getattr(getattr(server.request, "args", None), "models", None)
-    patterns = scope_patterns(cli) or scope_patterns(settings.get("enabledModels"))
-    if patterns:
-        scoped = scoped_models(session.registry.models(), patterns)
-        if scoped:
-            return scoped, True
-    return [(model, None) for model in session.registry.available()], False
+def _cli_scope(server: Any) -> Any:
+    return getattr(getattr(server.request, "args", None), "models", None)
 
 
 @command("cycle_model")
 async def _cycle_model(server: Any, record: dict[str, Any]) -> Any:
-    session = server.session
-    scope, is_scoped = _scope(server)
-    if len(scope) <= 1:
+    from pi_host.runtime.models import cycle_model
+
+    result = await cycle_model(server.session, _cli_scope(server))
+    if result is None:
         return None
-    keys = [model.key for model, _ in scope]
-    current = session.model.key if session.model is not None else None
-    position = keys.index(current) if current in keys else -1
-    model, level = scope[(position + 1) % len(scope)]
-    await _use_model(session, model, level)
-    return {"model": model_json(model), "thinkingLevel": session.thinking_level, "isScoped": is_scoped}
+    return {**result, "model": model_json(result["model"])}
 
 
 @command("get_available_models")
@@ -192,42 +171,31 @@ async def _get_available_models(server: Any, record: dict[str, Any]) -> Any:
     return {"models": [model_json(model) for model in server.session.registry.available()]}
 
 
-def _levels(session: Any) -> list[str]:
-    from pi_host.lib.llm.tokens import supported_levels
-
-    return supported_levels(session.model) if session.model is not None else ["off"]
-
-
 @command("set_thinking_level")
 async def _set_thinking_level(server: Any, record: dict[str, Any]) -> Any:
     from pi_host.config.models import THINKING_LEVELS
-    from pi_host.lib.llm.tokens import clamp_thinking_level
+    from pi_host.runtime.models import set_level
 
     level = record.get("level")
     if level not in THINKING_LEVELS:
         raise ValueError(f"Invalid thinking level: {level}")
-    session = server.session
-    wanted = clamp_thinking_level(session.model, level) if session.model else level
-    if wanted != session.thinking_level:  # pi records a change only
-        await session.set_thinking_level(wanted)
+    await set_level(server.session, level)
     return NO_DATA
 
 
 @command("cycle_thinking_level")
 async def _cycle_thinking_level(server: Any, record: dict[str, Any]) -> Any:
-    session = server.session
-    levels = _levels(session)
-    if len(levels) <= 1:
-        return None
-    position = levels.index(session.thinking_level) if session.thinking_level in levels else -1
-    level = levels[(position + 1) % len(levels)]
-    await session.set_thinking_level(level)
-    return {"level": level}
+    from pi_host.runtime.models import cycle_level
+
+    level = await cycle_level(server.session)
+    return {"level": level} if level is not None else None
 
 
 @command("get_available_thinking_levels")
 async def _get_available_thinking_levels(server: Any, record: dict[str, Any]) -> Any:
-    return {"levels": _levels(server.session)}
+    from pi_host.runtime.models import available_levels
+
+    return {"levels": available_levels(server.session)}
 
 
 def _mode(record: dict[str, Any]) -> str:

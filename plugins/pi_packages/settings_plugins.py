@@ -112,7 +112,7 @@ def _path(key: str, source: str, path: str, filters: dict[str, Any], note: Any) 
 
 def _script_extensions(root: str) -> list[str]:
     """The TypeScript/JavaScript extension files a pi package folder declares or holds."""
-    listed = resources._pi_manifest(root).get("extensions")
+    listed = resources.pi_manifest(root).get("extensions")
     roots = resources.resource_roots(root, "extensions", listed if isinstance(listed, list) else None)
     found = []
     for path in roots:

@@ -6,9 +6,13 @@ Node process, no JSON machinery) loads until a ``.ts``/``.js`` extension is conf
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from pi_host import hookimpl
+
+RUNTIMES: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+"""Plugin host -> its bridge (``pi_ts_bridge.runtime.BridgeRuntime``), once one was started."""
 
 
 @hookimpl
@@ -57,7 +61,8 @@ def on_session_shutdown(event: Any, ctx: Any) -> None:
     """After the extensions saw ``session_shutdown``: a quit or a reload ends this runtime's bridge
     (a reload loads the extensions again in a new one)."""
     session = getattr(ctx, "session", None)
-    runtime = getattr(getattr(session, "host", None), "_pi_ts_bridge", None)
+    host = getattr(session, "host", None)
+    runtime = RUNTIMES.get(host) if host is not None else None
     if runtime is None:
         return
     if runtime.ui_backlog and type(session.ui).__name__ != "HeadlessUI":  # not shown yet: now

@@ -15,6 +15,7 @@ from typing import Any
 from pi_host import CliFlag, Shortcut, hookimpl
 from pi_host.plugins.dispatch import PluginHost, PluginRecord
 from pi_host.plugins.hookspecs import specs
+from pi_ts_bridge import RUNTIMES
 from pi_ts_bridge.registry import make_command
 from pi_ts_bridge.runtime import BridgeRuntime, Extension
 from pi_ts_bridge.tools import ScriptTool
@@ -30,10 +31,10 @@ class ScriptPlugin:
 
 
 def runtime_of(host: PluginHost) -> BridgeRuntime:
-    runtime = getattr(host, "_pi_ts_bridge", None)
+    """The host's bridge, started on first use (one per plugin host: a reload makes a new one)."""
+    runtime = RUNTIMES.get(host)
     if runtime is None:
-        runtime = BridgeRuntime(host)
-        host._pi_ts_bridge = runtime  # type: ignore[attr-defined]
+        runtime = RUNTIMES[host] = BridgeRuntime(host)
     return runtime
 
 

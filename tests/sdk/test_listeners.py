@@ -13,7 +13,9 @@ async def test_a_listener_reads_events_with_pis_field_names():
     def listener(event):
         if event["type"] == "message_end" and event["message"]["role"] == "assistant":
             message = event["message"]
-            seen.append((message["stopReason"], message["content"][0]["text"], message.get("errorMessage", "-")))
+            seen.append(
+                (message["stopReason"], message["content"][0]["text"], message.get("errorMessage", "-"))
+            )
 
     session.subscribe(listener)
     try:

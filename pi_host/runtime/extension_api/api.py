@@ -13,6 +13,7 @@ from pi_host.protocol import CustomMessage, ImageContent, TextContent, parse_mes
 from pi_host.protocol.abort import AbortSignal
 from pi_host.session.context import ExtensionContext
 from pi_host.session.queues import QueuedMessage
+from pi_host.session.store import TreeSessionStore
 
 if TYPE_CHECKING:
     from pi_host.plugins.events import EventBus
@@ -118,8 +119,8 @@ class ExtensionApi(ExtensionContext):
 
     def get_branch(self) -> list[dict[str, Any]]:
         """The entries from the root to the current leaf: what state is rebuilt from."""
-        path = getattr(self._session.store, "path", None)
-        return list(path()) if path is not None else self.get_entries()
+        store = self._session.store
+        return list(store.path()) if isinstance(store, TreeSessionStore) else self.get_entries()
 
     def get_custom_entries(self, custom_type: str, *, branch: bool = True) -> list[Any]:
         """The ``data`` of this plugin's ``custom`` entries of ``custom_type``, oldest first (of
@@ -130,7 +131,8 @@ class ExtensionApi(ExtensionContext):
         ]
 
     def get_session_name(self) -> str | None:
-        name = getattr(self._session.store, "name", None)
+        store = self._session.store
+        name = store.name if isinstance(store, TreeSessionStore) else None
         if isinstance(name, str):
             return name.strip() or None
         infos = [e for e in self._session.store.entries() if e["type"] == "session_info"]
@@ -139,9 +141,9 @@ class ExtensionApi(ExtensionContext):
     def set_label(self, entry_id: str, label: str | None) -> None:
         """Label an entry (``None`` or ``""`` clears it); labels survive resume and never reach the
         model. An unknown id raises KeyError."""
-        setter = getattr(self._session.store, "set_label", None)
-        if setter is not None:
-            setter(entry_id, label)
+        store = self._session.store
+        if isinstance(store, TreeSessionStore):
+            store.set_label(entry_id, label)
             return
         if not any(e.get("id") == entry_id for e in self._session.store.entries()):
             raise KeyError(f"Entry {entry_id} not found")
@@ -150,8 +152,8 @@ class ExtensionApi(ExtensionContext):
         )
 
     def get_label(self, entry_id: str) -> str | None:
-        getter = getattr(self._session.store, "label", None)
-        return getter(entry_id) if callable(getter) else None
+        store = self._session.store
+        return store.label(entry_id) if isinstance(store, TreeSessionStore) else None
 
     # --- tools ------------------------------------------------------------------------------------
 
@@ -197,12 +199,9 @@ class ExtensionApi(ExtensionContext):
         if registry.needs_key(model.provider) and not registry.get_api_key(model.provider):
             if not (same and session.config.api_key):
                 return False
-        settings = session.config.settings
-        per_model = settings.get("modelThinkingLevels")
-        level = per_model.get(f"{model.provider}/{model.id}") if isinstance(per_model, dict) else None
-        level = level or settings.get("defaultThinkingLevel") or session.thinking_level
-        await session.set_model(model)
-        await self.set_thinking_level(level)
+        from pi_host.runtime.models import use_model
+
+        await use_model(session, model)
         return True
 
     def get_thinking_level(self) -> str:
@@ -211,13 +210,9 @@ class ExtensionApi(ExtensionContext):
     async def set_thinking_level(self, level: str) -> str:
         """Set the level, clamped to the model (``off`` for a model that does not reason);
         recorded and announced (``thinking_level_select``) only when it changes. Returns it."""
-        from pi_host.lib.llm.tokens import clamp_thinking_level
+        from pi_host.runtime.models import set_level
 
-        model = self._session.model
-        effective = clamp_thinking_level(model, level) if model is not None else "off"
-        if effective != self._session.thinking_level:
-            await self._session.set_thinking_level(effective)
-        return effective
+        return await set_level(self._session, level)
 
     # --- state ------------------------------------------------------------------------------------
 

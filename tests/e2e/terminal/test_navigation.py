@@ -291,7 +291,9 @@ def test_export_writes_html_and_a_jsonl_copy_of_the_session(world):
             # the path may wrap at the terminal's width: compare with the lines joined
             expected = f"Exported to {default}"
             term.wait_until(
-                lambda text: expected.replace(" ", "") in "".join(text.split()), what=repr(expected), scrollback=True
+                lambda text: expected.replace(" ", "") in "".join(text.split()),
+                what=repr(expected),
+                scrollback=True,
             )
             term.send("/export copy.jsonl")
             term.press("Enter")

@@ -84,7 +84,13 @@ def test_each_entry_is_a_plugin_or_one_line_naming_it(isolated_environment, tmp_
     )
     found, problems = names_problems(path)
     # pi's TypeScript extensions are plugins too: the ts-bridge plugin loads them
-    assert found == [str(agent / "ext.py"), str(agent / "pkg"), str(agent / "tool.ts"), str(agent / "ts-ext"), "json"]
+    assert found == [
+        str(agent / "ext.py"),
+        str(agent / "pkg"),
+        str(agent / "tool.ts"),
+        str(agent / "ts-ext"),
+        "json",
+    ]
     expected = [
         "'./gone.py' does not exist",
         "'builtin:mcp' is one of pi's built-in extensions",

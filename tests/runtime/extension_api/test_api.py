@@ -164,7 +164,9 @@ def test_new_session_through_a_control_runs_setup_with_session_and_honours_a_can
 
         class Factory:
             async def new(self, session_file=None, **kwargs):
-                return await new_session(host=old.host, registry=old.registry, start_reason="new", control=control)
+                return await new_session(
+                    host=old.host, registry=old.registry, start_reason="new", control=control
+                )
 
         control = SessionControl(Factory(), shown.append)
         old = await new_session(plugins=[blocker], control=control)

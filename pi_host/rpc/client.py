@@ -79,6 +79,7 @@ class RpcClient:
         self._pending: dict[str, _Pending] = {}
         self._listeners: list[Callable[[Record], None]] = []
         self._ui_handler: Callable[[Record], UiAnswer] | None = None
+        self._ui_early: list[Record] = []
         self._ui_queue: queue.Queue[Any] = queue.Queue()
         self._events: queue.Queue[Any] = queue.Queue()
         self._stderr_chunks: list[bytes] = []
@@ -328,10 +329,14 @@ class RpcClient:
         own (so it may take its time and call commands). For a dialog (``select``, ``confirm``,
         ``input``, ``editor``) its return value is sent as the ``extension_ui_response`` (see
         :data:`UiAnswer`); for the others it is ignored. One callback at a time: a new one replaces
-        the previous. Returns a function that removes it (dialogs then go unanswered: the agent's
-        timeouts, if any, apply)."""
+        the previous. Requests that arrived before any callback (a plugin asking at
+        ``session_start``) are given to the first one. Returns a function that removes it (dialogs
+        then wait for the next callback: the agent's timeouts, if any, apply)."""
         with self._lock:
             self._ui_handler = callback
+            early, self._ui_early = self._ui_early, []
+        for record in early:  # asked before there was a callback (a plugin's session_start)
+            self._ui_queue.put(record)
 
         def unsubscribe() -> None:
             with self._lock:
@@ -352,8 +357,9 @@ class RpcClient:
                 return
             with self._lock:
                 handler = self._ui_handler
-            if handler is None:
-                continue
+                if handler is None:  # kept until on_ui_request gives a callback
+                    self._ui_early.append(record)
+                    continue
             try:
                 answer = handler(record)
             except Exception as exc:  # noqa: BLE001 - reported, the dialog is cancelled

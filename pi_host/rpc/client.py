@@ -329,9 +329,8 @@ class RpcClient:
         own (so it may take its time and call commands). For a dialog (``select``, ``confirm``,
         ``input``, ``editor``) its return value is sent as the ``extension_ui_response`` (see
         :data:`UiAnswer`); for the others it is ignored. One callback at a time: a new one replaces
-        the previous. Requests that arrived before any callback (a plugin asking at
-        ``session_start``) are given to the first one. Returns a function that removes it (dialogs
-        then wait for the next callback: the agent's timeouts, if any, apply)."""
+        the previous; requests that came before any (``session_start``) go to the first. Returns a
+        function that removes it (dialogs then wait for the next callback)."""
         with self._lock:
             self._ui_handler = callback
             early, self._ui_early = self._ui_early, []

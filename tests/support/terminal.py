@@ -445,6 +445,14 @@ class Terminal:
             what = repr(text)
         return self.wait_until(matches, timeout, interval, scrollback, what)
 
+    def wait_for_wrapped(self, text: str, timeout: float = 15) -> str:
+        """Wait until ``text`` shows, allowing the terminal to have wrapped it anywhere (a long
+        path): compared with all whitespace removed, in the scrollback and the screen."""
+        squeezed = "".join(text.split())
+        return self.wait_until(
+            lambda screen: squeezed in "".join(screen.split()), timeout, 0.03, True, repr(text)
+        )
+
     def wait_gone(self, pattern: str | re.Pattern[str], timeout: float = 15, interval: float = 0.03) -> str:
         """Wait until ``pattern`` is no longer on the visible screen; that screen."""
         if isinstance(pattern, re.Pattern):

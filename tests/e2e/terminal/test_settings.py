@@ -95,7 +95,7 @@ def test_trust_shows_the_decision_and_saves_a_new_one(world):
         with terminal_pi(world, server, "--no-approve") as term:
             term.send("/trust")
             term.press("Enter")
-            term.wait_for(f"Project {world['work']} is not trusted")
+            term.wait_for_wrapped(f"Project {world['work']} is not trusted")  # a long path wraps
             term.wait_for("protected resources: .pi/settings.json")
             term.wait_for("Trust this project?")
             term.press("Up")  # from "Do not trust it" (the current state) to "Trust it"

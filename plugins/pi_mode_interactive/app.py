@@ -223,8 +223,13 @@ class InteractiveApp:
             min_redraw_interval=0.0,
             refresh_interval=None,
         )
-        app.ttimeoutlen = 0.05  # Escape alone is told from Alt+key after 50 ms
-        app.timeoutlen = 0.5
+        # Alt+key arrives as Escape and the key in one read; the parser waits ``ttimeoutlen``
+        # for the rest of a split sequence, then hands over a lone Escape. With prompt-toolkit's
+        # usual ``timeoutlen`` the key processor would then wait another 0.5 s in case an Alt
+        # binding follows (an Escape typed before a key is not Alt+key in pi either), so Escape
+        # alone is dispatched at once; two Escapes are told apart by time in ``abort``.
+        app.ttimeoutlen = 0.05
+        app.timeoutlen = 0.0
         return app
 
     # --- running ---------------------------------------------------------------------------------

@@ -15,7 +15,10 @@ ModuleSpec = type(__spec__)
 
 MOVED: dict[str, str] = {
     "pi_host.abort": "pi_host.protocol.abort",
-    "pi_host.agent": "pi_host.loop",
+    # pi_host.agent is now the agent library (the Agent class); its modules of the flat layout resolve
+    "pi_host.agent.convert": "pi_host.loop.convert",
+    "pi_host.agent.loop": "pi_host.loop.loop",
+    "pi_host.agent.validation": "pi_host.loop.validation",
     "pi_host.bootstrap": "pi_host.plugins.selection",
     "pi_host.cli_input": "pi_host.cli.input",
     "pi_host.compaction": "pi_host.lib.compaction",
@@ -50,6 +53,8 @@ MOVED: dict[str, str] = {
     "pi_host.lib.extension_api.process": "pi_host.lib.toolkit.process",
     "pi_host.lib.sessions.switching": "pi_host.runtime.switching",
     "pi_host.lib.toolkit.user_bash": "pi_host.runtime.user_bash",
+    # the steering and follow-up queues belong to the agent library (pi_host.agent)
+    "pi_host.session.queues": "pi_host.agent.queues",
 }
 """Old module path -> current one. A longer entry wins over a shorter one it extends."""
 

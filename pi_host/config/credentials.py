@@ -123,12 +123,16 @@ class AuthStorage:
     """Reads and writes ``auth.json`` (``{provider: {type: api_key|oauth, ...}}``)."""
 
     def __init__(self, path: str | None = None) -> None:
-        self.path = path or auth_path()
+        self.path = auth_path() if path is None else path
+        """``""``: no file (a catalog built without an agent dir: keys from arguments and the
+        environment only)."""
         self.problem: str | None = None
         self.oauth_problems: dict[str, str] = {}
         """Per provider, why its OAuth token could not be refreshed (for the error shown)."""
 
     def read(self) -> dict[str, Any]:
+        if not self.path:
+            return {}
         try:
             with open(self.path, encoding="utf-8") as handle:
                 data = json.load(handle)

@@ -126,18 +126,27 @@ class ModelRegistry:
         apis: Iterable[ProviderApi] = (),
         providers: Iterable[ProviderInfo] = (),
         models_json: str | None = None,
+        *,
+        agent_dir_files: bool = True,
     ) -> None:
+        """``agent_dir_files=False``: neither models.json nor auth.json is read (the LLM library's
+        catalog, ``pi_host.ai``: keys come from arguments and the environment only)."""
         from pi_host.config.credentials import AuthStorage
 
         self.apis: dict[str, Any] = {item.api: item.stream for item in apis if isinstance(item, ProviderApi)}
         self._builtin: list[ProviderInfo] = [i for i in providers if isinstance(i, ProviderInfo)]
-        self.models_json_path = models_json or os.path.join(paths.agent_dir(), "models.json")
-        self.auth = AuthStorage()
+        if agent_dir_files:
+            self.models_json_path = models_json or os.path.join(paths.agent_dir(), "models.json")
+        else:
+            self.models_json_path = ""
+        self.auth = AuthStorage() if agent_dir_files else AuthStorage("")
         self.runtime_keys: dict[str, str] = {}
         self.runtime_providers: dict[str, dict[str, Any]] = {}
         """Providers plugins add while running (``ctx.register_provider``), in models.json's
         provider shape; applied after models.json."""
         self.problems: list[str] = []
+        self.chosen_providers: set[str] = set()
+        """Providers named on the command line (``--model``): listed even when hidden."""
         self.reload()
 
     # --- building the catalog ---------------------------------------------------------------------
@@ -162,7 +171,7 @@ class ModelRegistry:
                 if info.compat:
                     data["compat"] = {**info.compat, **(raw.get("compat") or {})}
                 raw_models[(info.id, data["id"])] = data
-        config, error = read_json_object(self.models_json_path)
+        config, error = read_json_object(self.models_json_path) if self.models_json_path else ({}, None)
         if error:
             self.problems.append(error)
         for provider_id, spec in (config.get("providers") or {}).items():
@@ -340,11 +349,14 @@ class ModelRegistry:
         """``--model`` / ``--provider`` → ``(model, thinking level from a :suffix or None)``."""
         if not model_arg:
             return self.default_model(provider), None
+        found = None
         if provider is None and "/" in model_arg:
             head = model_arg.split("/", 1)[0]
             if head.lower() in (p.lower() for p in self.providers):
-                return self.resolve_pattern(model_arg)
-        return self.resolve_pattern(model_arg, provider)
+                found = self.resolve_pattern(model_arg)
+        found = found or self.resolve_pattern(model_arg, provider)
+        self.chosen_providers.add(found[0].provider)  # a hidden provider chosen by name is listed
+        return found
 
     def stream_fn(self, model: Any) -> Any:
         fn = self.apis.get(model.api)
@@ -435,11 +447,20 @@ class ModelRegistry:
     def has_auth(self, provider: str) -> bool:
         return not self.needs_key(provider) or bool(self.get_api_key(provider))
 
-    def available(self) -> list[Any]:
-        """Models whose provider has a usable key (or needs none)."""
+    def available(self, current: Any = None) -> list[Any]:
+        """Models whose provider has a usable key (or needs none): what pickers, cycling and
+        ``get_available_models`` offer. A provider kept out of the default choice (``auto_select``
+        false: the scripted ``faux``) is left out too, unless ``current`` (the model in use) is
+        one of its models or ``--model`` chose it (:attr:`chosen_providers`)."""
+        shown = set(self.chosen_providers)
+        if current is not None:
+            shown.add(current.provider)
+        hidden = {p.id for p in self.providers.values() if not p.auto_select} - shown
         ready: dict[str, bool] = {}
         out = []
         for model in self._models:
+            if model.provider in hidden:
+                continue
             if model.provider not in ready:
                 ready[model.provider] = self.has_auth(model.provider)
             if ready[model.provider]:

@@ -1,9 +1,10 @@
 """The session layer: input pipeline, queues, plugin events and persistence around the loop
 (reference §4).
 
-:class:`AgentSession` turns a prompt into one or more runs of :class:`pi_host.loop.loop.AgentLoop`,
-maps the loop's callbacks onto plugin events (:mod:`pi_host.session.bridge`), persists every
-finished message to the store and ends each prompt with ``agent_settled``. Listeners
+:class:`AgentSession` turns a prompt into one or more runs of its :class:`pi_host.agent.Agent`
+(the agent library's, over the kernel's loop), maps the loop's callbacks onto plugin events
+(:mod:`pi_host.session.bridge`), persists every finished message to the store and ends each
+prompt with ``agent_settled``. Listeners
 (:meth:`AgentSession.subscribe`) receive every session event; modes render them. What the session
 drives but does not implement is handed to it: the store, the model catalog and (optionally) the
 compaction driver.
@@ -11,20 +12,20 @@ compaction driver.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Callable
 from typing import Any
 
+from pi_host.agent.agent import Agent
+from pi_host.agent.queues import QueuedMessage
 from pi_host.config import paths
 from pi_host.loop import events
 from pi_host.loop.convert import convert_to_llm
-from pi_host.loop.loop import AgentLoop, LoopConfig
 from pi_host.loop.tools import Tool, ToolContext
 from pi_host.plugins.dispatch import PluginHost
 from pi_host.plugins.registrations import Command, ContextSource
 from pi_host.protocol import AssistantMessage, ImageContent, TextContent, UserMessage, now_ms
-from pi_host.protocol.abort import AbortController, AbortSignal
+from pi_host.protocol.abort import AbortSignal
 from pi_host.protocol.transcript import force_system_prompt, replay_system
 from pi_host.session.bridge import PluginBridge
 from pi_host.session.compaction_driver import CompactionDriver
@@ -32,7 +33,6 @@ from pi_host.session.config import SessionConfig
 from pi_host.session.context import ExtensionContext
 from pi_host.session.errors import SessionError
 from pi_host.session.parts import registered_parts, select_tools
-from pi_host.session.queues import PromptQueues, QueuedMessage
 from pi_host.session.retry import AutoRetry
 from pi_host.session.store import SessionStore, TreeSessionStore
 from pi_host.session.system_prompt import SystemPromptDeclarer
@@ -66,8 +66,29 @@ class AgentSession:
         self.registry = registry
         self.store = store
         self.config = config
-        self.model = config.model
-        self.thinking_level = config.thinking_level
+        self._listeners: list[Listener] = []
+        self.bridge = PluginBridge(self)
+        self.system_prompt = SystemPromptDeclarer(self)
+        # one loop: runs, state and queues are the agent's; plugins, retry and compaction hook in
+        self.agent = Agent(
+            config.model,
+            thinking_level=config.thinking_level,
+            stream_fn=lambda model, context, options: registry.stream_fn(model)(model, context, options),
+            stream_options=self.bridge.stream_options,
+            convert_to_llm=self._to_llm,
+            transform_context=self.bridge.transform_context,
+            get_api_key=self.bridge.api_key,
+            before_tool_call=self.bridge.before_tool_call,
+            after_tool_call=self.bridge.after_tool_call,
+            finish_turn=self._finish_turn,
+            declare_tool_changes=self.system_prompt.declare_changes,
+            after_run=self._after_run,
+            before_idle=self._before_idle,
+            on_queue_change=lambda steering, follow_up: self._notify(
+                events.queue_update(steering, follow_up)
+            ),
+        )
+        self.agent.subscribe(self._emit)
         self.ctx = context(self)
         self.ui: UI = ui if ui is not None else HeadlessUI()
         """The mode's user interface (plugins reach it as ``ctx.ui``); headless by default."""
@@ -96,24 +117,18 @@ class AgentSession:
         """Names of tools a built-in plugin registered (``--no-builtin-tools`` drops them)."""
         self.commands: dict[str, Command] = parts.commands
         self.context_sources: list[ContextSource] = parts.context_sources
-        self.active_tools: dict[str, Tool] = select_tools(parts, config, self.warn)
+        self.active_tools = select_tools(parts, config, self.warn)
         restored = store.build_context()
-        self.messages: list[Any] = list(restored.messages)
+        self.agent.state.messages = restored.messages
+        self.agent.tool_context = self.tool_context
         self.discovered: dict[str, list[str]] = {}
         """What ``resources_discover`` handlers returned (``skillPaths``, ``promptPaths``...)."""
         self._deferred: list[Any] = []
         self.next_turn: list[Any] = []  # custom messages sent along with the next prompt
         self.auto_retry_enabled = True
-        self._listeners: list[Listener] = []
-        self.queues = PromptQueues(
-            lambda steering, follow_up: self._notify(events.queue_update(steering, follow_up))
-        )
-        self._controller: AbortController | None = None
-        self._run_task: asyncio.Task[Any] | None = None
-        self._idle = asyncio.Event()
-        self._idle.set()
-        self.bridge = PluginBridge(self)
-        self.system_prompt = SystemPromptDeclarer(self)
+        self.queues = self.agent.queues
+        self._settling = False
+        self._settle_run = False
         self._last_entry: tuple[Any, str | None] | None = None
         self._turn_index = -1
         self._last_response: AssistantMessage | None = None
@@ -133,13 +148,42 @@ class AgentSession:
         return self.store.session_id
 
     @property
+    def messages(self) -> list[Any]:
+        return self.agent.state.messages  # the agent's list: change it in place
+
+    @property
+    def model(self) -> Any:
+        return self.agent.state.model
+
+    @model.setter
+    def model(self, value: Any) -> None:
+        self.agent.state.model = value
+
+    @property
+    def thinking_level(self) -> str:
+        return self.agent.state.thinking_level
+
+    @thinking_level.setter
+    def thinking_level(self, value: str) -> None:
+        self.agent.state.thinking_level = value
+
+    @property
+    def active_tools(self) -> dict[str, Tool]:
+        """The tools the model may call, by name (the agent's dict: change it in place, or assign)."""
+        return self.agent.state.tools
+
+    @active_tools.setter
+    def active_tools(self, value: dict[str, Tool]) -> None:
+        self.agent.state.tools = value
+
+    @property
     def is_streaming(self) -> bool:
-        return self._run_task is not None and not self._run_task.done()
+        return self.agent.is_streaming
 
     @property
     def signal(self) -> AbortSignal | None:
         """The running prompt's abort signal (None while idle)."""
-        return self._controller.signal if self._controller is not None else None
+        return self.agent.signal
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Receive every session event (dicts shaped like pi's events)."""
@@ -211,8 +255,7 @@ class AgentSession:
 
     def request_abort(self) -> None:
         """Abort the running prompt and any running compaction; returns at once."""
-        if self._controller is not None:
-            self._controller.abort("Operation aborted")
+        self.agent.abort("Operation aborted")
         if self.compactor is not None:
             self.compactor.abort()
 
@@ -222,12 +265,7 @@ class AgentSession:
         await self.wait_for_idle()
 
     async def wait_for_idle(self) -> None:
-        await self._idle.wait()
-        if self._run_task is not None and self._run_task.done() and not self._run_task.cancelled():
-            error = self._run_task.exception()
-            if error is not None:
-                self._run_task = None
-                raise error
+        await self.agent.wait_for_idle()
 
     def last_assistant(self) -> AssistantMessage | None:
         """The last assistant message this session produced (what print mode prints), even when
@@ -278,7 +316,7 @@ class AgentSession:
     async def add_message(self, message: Any) -> None:
         """Add a message of the session's own (a ``!command``'s ``bashExecution``, a plugin's
         custom message): stored, in the context, shown; while a run streams, once it settles."""
-        if self.is_streaming and self._controller is not None:  # None: the run is settling
+        if self.is_streaming and not self._settling:
             self._deferred.append(message)
             return
         await self._emit(events.message_start(message))
@@ -432,78 +470,48 @@ class AgentSession:
     def _start_run(self, prompts: list[Any]) -> None:
         self.system_prompt.refresh_pending = True
         self.entry_ids = {}
-        self._controller = AbortController()
-        self._idle.clear()
-        self._run_task = asyncio.ensure_future(self._run(prompts, self._controller))
+        self._settling = self._settle_run = False
+        agent, config = self.agent, self.config
+        # read at every prompt: settings, RPC and the compactor may change them between prompts
+        agent.tool_execution = config.tool_execution
+        agent.steering_mode, agent.follow_up_mode = config.steering_mode, config.follow_up_mode
+        agent.prepare_next_turn = self.compactor.between_turns if self.compactor is not None else None
+        agent.start(prompts)
 
-    async def _run(self, prompts: list[Any], controller: AbortController) -> None:
-        try:
-            next_prompts = prompts
-            while True:
-                new_messages = await AgentLoop(
-                    self._loop_config(controller.signal), self.messages, self._emit
-                ).run(next_prompts)
-                if controller.signal.aborted:
-                    break
-                final = _last_assistant(new_messages)
-                if self._retry.pending:
-                    if await self._retry.prepare(final, controller.signal):
-                        next_prompts = []  # continue(): re-send the context without the failed answer
-                        continue
-                    break
-                await self._retry.finish(final)
-                if self.compactor is not None and await self.compactor.after_run(
-                    new_messages, controller.signal
-                ):
-                    next_prompts = []  # overflow recovery compacted the context: retry the prompt
-                    continue
-                break
-            aborted = controller.signal.aborted
-            if not aborted and self.host.has("on_agent_before_settle"):
-                from pi_host.session import boundaries  # only with agent_before_settle handlers
+    async def _after_run(self, new_messages: list[Any], signal: AbortSignal) -> list[Any] | None:
+        """After each run of the agent: retry a failed answer, recover from an overflow, then the
+        ``agent_before_settle`` boundary; ``[]`` re-sends the context, None settles."""
+        if self._settle_run:  # the one extra run a before_settle handler asked for
+            return None
+        final = _last_assistant(new_messages)
+        if self._retry.pending:
+            if await self._retry.prepare(final, signal):
+                return []  # continue(): re-send the context without the failed answer
+        else:
+            await self._retry.finish(final)
+            if self.compactor is not None and await self.compactor.after_run(new_messages, signal):
+                return []  # overflow recovery compacted the context: retry the prompt
+        if not signal.aborted and self.host.has("on_agent_before_settle"):
+            from pi_host.session import boundaries  # only with agent_before_settle handlers
 
-                if (
-                    await boundaries.before_settle(self, final)
-                    and self.messages
-                    and (getattr(self.messages[-1], "role", None) != "assistant")
-                ):
-                    await AgentLoop(self._loop_config(controller.signal), self.messages, self._emit).run([])
-                aborted = controller.signal.aborted
-            self._controller = None  # add_message below must not defer again
-            deferred, self._deferred = self._deferred, []
-            for message in deferred:
-                await self.add_message(message)
-            await self._emit(events.agent_settled(aborted))
-        finally:
-            self._controller = None
-            self._idle.set()
+            if (
+                await boundaries.before_settle(self, final)
+                and self.messages
+                and (getattr(self.messages[-1], "role", None) != "assistant")
+            ):
+                self._settle_run = True
+                return []
+        return None
 
-    def _loop_config(self, signal: AbortSignal) -> LoopConfig:
+    async def _before_idle(self, aborted: bool) -> None:
+        self._settling = True  # add_message below must not defer again
+        deferred, self._deferred = self._deferred, []
+        for message in deferred:
+            await self.add_message(message)
+        await self._emit(events.agent_settled(aborted))
+
+    def _to_llm(self, messages: list[Any]) -> list[Any]:
         block_images = bool((self.config.settings.get("images") or {}).get("blockImages"))
-        return LoopConfig(
-            model=self.model,
-            stream_fn=self.registry.stream_fn,
-            tools=dict(self.active_tools),
-            thinking_level=self.thinking_level,
-            tool_execution=self.config.tool_execution,
-            signal=signal,
-            tool_context=self.tool_context,
-            stream_options=self.bridge.stream_options,
-            convert_to_llm=lambda messages: self._to_llm(messages, block_images),
-            transform_context=self.bridge.transform_context,
-            get_api_key=self.bridge.api_key,
-            declare_tool_changes=self.system_prompt.declare_changes,
-            before_tool_call=self.bridge.before_tool_call,
-            after_tool_call=self.bridge.after_tool_call,
-            prepare_next_turn=self.compactor.between_turns if self.compactor is not None else None,
-            finish_turn=self._finish_turn,
-            get_steering_messages=lambda: self.queues.take(self.queues.steering, self.config.steering_mode),
-            get_follow_up_messages=lambda: self.queues.take(
-                self.queues.follow_up, self.config.follow_up_mode
-            ),
-        )
-
-    def _to_llm(self, messages: list[Any], block_images: bool) -> list[Any]:
         converted = convert_to_llm(messages, block_images)
         return (
             converted if self._forced_prompt is None else force_system_prompt(converted, self._forced_prompt)
@@ -573,7 +581,7 @@ class AgentSession:
         return await boundaries.turn_end(self, self._turn_index, turn)
 
     def _will_retry(self, new_messages: list[Any]) -> bool:
-        if self._controller is not None and self._controller.signal.aborted:
+        if self.agent.signal is not None and self.agent.signal.aborted:
             return False
         final = _last_assistant(new_messages)
         if self._retry.decide(final):

@@ -11,8 +11,8 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from pi_host.agent.declare import tool_changes
 from pi_host.protocol import SystemMessage
-from pi_host.protocol.messages import ToolRef
 from pi_host.protocol.transcript import replay_system, wrap_section
 
 DEFAULT_PREAMBLE = (
@@ -67,13 +67,7 @@ class SystemPromptDeclarer:
                 name: value for name, value in fresh.items() if state.sections.get(name) != value
             }
             section_patch.update({name: None for name in state.sections if name not in fresh})
-        current = {tool.name: tool for tool in declared}
-        added = [
-            tool
-            for name, tool in current.items()
-            if name not in state.tools or state.tools[name].to_json() != tool.to_json()
-        ]
-        removed = [ToolRef(name=name) for name in state.tools if name not in current]
+        added, removed = tool_changes(state.tools, declared)
         if not added and not removed and not section_patch:
             return pending
         patch = SystemMessage(

@@ -3,7 +3,11 @@ functions, under ``TYPE_CHECKING``) goes to the same layer or a lower one, and n
 each other in a cycle; ``lib/`` is kits only (it dispatches no hook); the kernel's size can only
 shrink (a ratchet). docs/architecture.md explains the layers.
 
-    entry (cli/, sdk.py, rpc/) > runtime/ > lib/ > session/ > plugins/ > config/ > loop/ > protocol/
+    entry (cli/, sdk.py, rpc/) > runtime/ > lib/ > session/ > agent/ > ai/ > plugins/ > config/
+    > loop/ > protocol/
+
+``ai/`` (the LLM library) and ``agent/`` (the agent library) are public packages of their own,
+outside the kernel: the coding agent's session is built on the agent library.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ LAYERS = [
     ("loop", ("pi_host.loop",)),
     ("config", ("pi_host.config",)),
     ("plugins", ("pi_host.plugins",)),
+    ("ai", ("pi_host.ai",)),
+    ("agent", ("pi_host.agent",)),
     ("session", ("pi_host.session",)),
     ("lib", ("pi_host.lib",)),
     ("runtime", ("pi_host.runtime",)),

@@ -12,7 +12,7 @@ from pi_host.loop import events as session_events
 from pi_host.protocol import CustomMessage, ImageContent, TextContent, parse_message
 from pi_host.protocol.abort import AbortSignal
 from pi_host.session.context import ExtensionContext
-from pi_host.session.queues import QueuedMessage
+from pi_host.agent.queues import QueuedMessage
 from pi_host.session.store import TreeSessionStore
 
 if TYPE_CHECKING:

@@ -447,15 +447,15 @@ class ModelRegistry:
     def has_auth(self, provider: str) -> bool:
         return not self.needs_key(provider) or bool(self.get_api_key(provider))
 
-    def available(self, current: Any = None) -> list[Any]:
+    def available(self, current: Any = None, *, every: bool = False) -> list[Any]:
         """Models whose provider has a usable key (or needs none): what pickers, cycling and
         ``get_available_models`` offer. A provider kept out of the default choice (``auto_select``
         false: the scripted ``faux``) is left out too, unless ``current`` (the model in use) is
-        one of its models or ``--model`` chose it (:attr:`chosen_providers`)."""
+        one of its models, ``--model`` chose it (:attr:`chosen_providers`) or ``every``."""
         shown = set(self.chosen_providers)
         if current is not None:
             shown.add(current.provider)
-        hidden = {p.id for p in self.providers.values() if not p.auto_select} - shown
+        hidden = set() if every else {p.id for p in self.providers.values() if not p.auto_select} - shown
         ready: dict[str, bool] = {}
         out = []
         for model in self._models:
@@ -471,7 +471,7 @@ class ModelRegistry:
 
     def format_model_list(self, search: str | None = None) -> str:
         """The ``pi --list-models [search]`` table of models that have a key."""
-        models = self.available()
+        models = self.available(every=True)  # a listing asked for: the scripted provider too
         if search:
             terms = search.lower().split()
             exact = [m for m in models if all(t in f"{m.provider}/{m.id} {m.name}".lower() for t in terms)]

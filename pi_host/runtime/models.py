@@ -59,7 +59,7 @@ def cycle_scope(session: Any, cli_patterns: Any = None) -> tuple[list[tuple[Any,
     """The models Ctrl+P / ``cycle_model`` go through, each with its scoped level, and whether
     they are a scope (``--models`` / ``enabledModels``) rather than every model with a key."""
     registry = session.registry
-    available = {(m.provider, m.id) for m in registry.available()}
+    available = {(m.provider, m.id) for m in registry.available(session.model)}
     settings = session.config.settings if isinstance(session.config.settings, dict) else {}
     patterns = scope_patterns(cli_patterns) or scope_patterns(settings.get("enabledModels"))
     if patterns:
@@ -68,7 +68,7 @@ def cycle_scope(session: Any, cli_patterns: Any = None) -> tuple[list[tuple[Any,
         ]
         if scoped:
             return scoped, True
-    return [(m, None) for m in registry.available()], False
+    return [(m, None) for m in registry.available(session.model)], False
 
 
 def _next(index: int, length: int, step: int) -> int | None:

@@ -71,6 +71,22 @@ async def resume_session(factory: Any, old: Any, session_file: str) -> Any:
     return await _replace(factory, old, "resume", session_file)
 
 
+UNSAVED = "This session has not been saved yet. Send a message before cloning or forking it."
+
+
+def _require_saved(store: Any, entry_id: str, position: str) -> None:
+    """pi copies a branch from the file on disk: a session whose file is not written yet (no
+    answer since a fork or a switch) cannot be forked or cloned, except from its first entry
+    (nothing to copy then)."""
+    path = store.session_file
+    if not path or os.path.exists(path):
+        return
+    entry = store.get(entry_id) if hasattr(store, "get") else None
+    if position == "before" and entry is not None and entry.get("parentId") is None:
+        return
+    raise SwitchError(UNSAVED)
+
+
 async def fork_session(factory: Any, old: Any, entry_id: str, position: str = "before") -> tuple[Any, str]:
     """Copy a branch of ``old`` into a new session file and continue there: ``before`` (``/fork``)
     ends the copy before the user message ``entry_id`` and returns its text; ``at`` (``/clone``)
@@ -95,6 +111,7 @@ async def fork_session(factory: Any, old: Any, entry_id: str, position: str = "b
     event = {"entryId": entry_id, "position": position}
     if _cancelled(await old.host.dispatch("session_before_fork", event, old.ctx)):
         return None, ""
+    _require_saved(store, entry_id, position)
     if old.is_streaming:
         await old.abort()
     previous = store.session_file

@@ -32,12 +32,10 @@ class UserBashResult:
 
     def to_json(self) -> dict[str, Any]:
         """pi's ``BashResult`` fields."""
-        data: dict[str, Any] = {
-            "output": self.output,
-            "exitCode": self.exit_code,
-            "cancelled": self.cancelled,
-            "truncated": self.truncated,
-        }
+        data: dict[str, Any] = {"output": self.output}
+        if self.exit_code is not None:  # pi's exitCode is undefined for a cancelled command
+            data["exitCode"] = self.exit_code
+        data.update(cancelled=self.cancelled, truncated=self.truncated)
         if self.full_output_path:
             data["fullOutputPath"] = self.full_output_path
         return data
@@ -102,7 +100,8 @@ async def run_user_bash(
         cut = tail.truncation()
         result = UserBashResult(
             cut.content,
-            ran.exit_code if isinstance(ran.exit_code, int) else None,
+            # a cancelled command has no exit code (pi): the signal's 137 is not the command's
+            ran.exit_code if isinstance(ran.exit_code, int) and not getattr(ran, "aborted", False) else None,
             bool(getattr(ran, "aborted", False)),
             cut.truncated,
             tail.full_output_path if cut.truncated else None,

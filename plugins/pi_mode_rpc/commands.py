@@ -168,7 +168,8 @@ async def _cycle_model(server: Any, record: dict[str, Any]) -> Any:
 
 @command("get_available_models")
 async def _get_available_models(server: Any, record: dict[str, Any]) -> Any:
-    return {"models": [model_json(model) for model in server.session.registry.available()]}
+    session = server.session
+    return {"models": [model_json(model) for model in session.registry.available(session.model)]}
 
 
 @command("set_thinking_level")
@@ -312,31 +313,41 @@ async def _abort_bash(server: Any, record: dict[str, Any]) -> Any:
 
 @command("get_session_stats")
 async def _get_session_stats(server: Any, record: dict[str, Any]) -> Any:
+    """pi's totals: every message entry of the session file, whichever branch it is on and
+    whether or not a compaction summarised it, so they only grow during a session."""
     session = server.session
     counts = {"user": 0, "assistant": 0, "toolResult": 0}
-    tool_calls = 0
-    for message in session.messages:
-        role = getattr(message, "role", "")
-        if role in counts:
-            counts[role] += 1
-        if role == "assistant":
-            tool_calls += sum(1 for block in message.content if getattr(block, "type", "") == "toolCall")
+    tool_calls = total = 0
     tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
     cost = 0.0
-    for entry in session.store.entries():
-        usage = None
-        if entry.get("type") == "message":
-            message = entry.get("message") or {}
-            usage = message.get("usage") if message.get("role") == "assistant" else None
-        elif entry.get("type") in ("compaction", "branch_summary"):
-            usage = entry.get("usage")
+
+    def add(usage: Any) -> None:
+        nonlocal cost
         if not isinstance(usage, dict):
-            continue
+            return
         for key in tokens:
             value = usage.get(key)
-            tokens[key] += value if isinstance(value, int) else 0
-        spent = (usage.get("cost") or {}).get("total") if isinstance(usage.get("cost"), dict) else None
-        cost += spent if isinstance(spent, (int, float)) else 0
+            tokens[key] += value if isinstance(value, int | float) else 0
+        spent = usage.get("cost").get("total") if isinstance(usage.get("cost"), dict) else None
+        cost += spent if isinstance(spent, int | float) else 0
+
+    for entry in session.store.entries():
+        kind = entry.get("type")
+        if kind == "usage" or kind in ("compaction", "branch_summary"):
+            add(entry.get("usage"))
+        if kind != "message":
+            continue
+        total += 1
+        message = entry.get("message") or {}
+        role = message.get("role")
+        if role in counts:
+            counts[role] += 1
+        if role in ("assistant", "toolResult"):
+            add(message.get("usage"))
+        if role == "assistant" and isinstance(message.get("content"), list):
+            tool_calls += sum(
+                1 for b in message["content"] if isinstance(b, dict) and b.get("type") == "toolCall"
+            )
     stats: dict[str, Any] = {
         "sessionFile": session.store.session_file,
         "sessionId": session.session_id,
@@ -344,7 +355,7 @@ async def _get_session_stats(server: Any, record: dict[str, Any]) -> Any:
         "assistantMessages": counts["assistant"],
         "toolCalls": tool_calls,
         "toolResults": counts["toolResult"],
-        "totalMessages": len(session.messages),
+        "totalMessages": total,
         "tokens": {**tokens, "total": sum(tokens.values())},
         "cost": cost,
     }
@@ -361,14 +372,19 @@ async def _export_html(server: Any, record: dict[str, Any]) -> Any:
     store = session.store
     source = store.session_file or f"{session.session_id}.jsonl"
     wanted = record.get("outputPath")
-    target = os.path.expanduser(wanted) if isinstance(wanted, str) and wanted else default_destination(source)
-    target = os.path.abspath(os.path.join(session.config.cwd, target))
+    # pi answers with the path as given (~ expanded), or its relative default name
+    path = os.path.expanduser(wanted) if isinstance(wanted, str) and wanted else default_destination(source)
     header = dict(
         getattr(store, "header", None) or {"type": "session", "version": 3, "id": session.session_id}
     )
-    page = render_html(header, store.entries(), leaf_id=store.leaf_id())
-    write_page(target, page)  # a temp file renamed over the target: never half written
-    return {"path": target}
+    tools = [
+        {"name": t.name, "description": t.description, "parameters": t.parameters}
+        for t in session.active_tools.values()
+    ]
+    extra = {"systemPrompt": session.system_prompt_text(), "tools": tools}
+    page = render_html(header, store.entries(), leaf_id=store.leaf_id(), extra=extra)
+    write_page(os.path.join(session.config.cwd, path), page)  # a temp file renamed: never half written
+    return {"path": path}
 
 
 @command("new_session")
@@ -388,8 +404,8 @@ async def _switch_session(server: Any, record: dict[str, Any]) -> Any:
 
     path = _text(record, "sessionPath")
     path = os.path.abspath(os.path.join(server.session.config.cwd, os.path.expanduser(path)))
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"Session file not found: {path}")
+    # A path with no file yet is a new session there, as pi opens it (the file appears with the
+    # first answer).
     fresh = await resume_session(server.request.factory, server.session, path)
     if fresh is None:
         return {"cancelled": True}
@@ -498,6 +514,12 @@ async def _get_commands(server: Any, record: dict[str, Any]) -> Any:
     from pi_host.lib.resources import source_info
 
     session = server.session
+    cwd = session.config.cwd
+    named = getattr(getattr(server.request, "args", None), "extensions", None) or ()
+    # a file given with -e is pi's "cli" source; any other plugin file is "local"
+    from_cli = {
+        os.path.realpath(os.path.join(cwd, os.path.expanduser(p))) for p in named if isinstance(p, str)
+    }
     found: list[dict[str, Any]] = []
     for name, registered in session.commands.items():
         if getattr(registered, "source", "extension") == "builtin":
@@ -510,7 +532,8 @@ async def _get_commands(server: Any, record: dict[str, Any]) -> Any:
         if registered.description:
             entry["description"] = registered.description
         entry["source"] = "extension"
-        entry["sourceInfo"] = source_info(os.path.abspath(path) if path else "", "extension")
+        where = "cli" if path and os.path.realpath(path) in from_cli else "extension"
+        entry["sourceInfo"] = source_info(os.path.abspath(path) if path else "", where)
         found.append(entry)
     for source in session.context_sources:
         lister = getattr(source, "commands", None)

@@ -28,15 +28,18 @@ def render_html(
     *,
     title: str | None = None,
     leaf_id: str | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> str:
     """The page for a session: ``header`` is the file's first line, ``entries`` the rest in file
     order. The active branch ends at ``leaf_id`` (default, and for an unknown id: the last entry,
     pi's leaf on load). ``title`` replaces the session name as the page title. The entries are
     not modified. The text is well-formed: a lone surrogate (pi writes one when a stream cut an
-    emoji) shows as U+FFFD, so the page can be written as UTF-8."""
+    emoji) shows as U+FFFD, so the page can be written as UTF-8. The session is also embedded
+    as pi embeds it (base64 JSON in ``#session-data``), with ``extra`` keys added to it (pi's
+    ``systemPrompt`` and ``tools``)."""
     from pi_host.lib.export.page import build_page
 
-    return well_formed(build_page(header, entries, title=title, leaf_id=leaf_id))
+    return well_formed(build_page(header, entries, title=title, leaf_id=leaf_id, extra=extra))
 
 
 def export_session_file(

@@ -244,10 +244,16 @@ class EntryRenderer:
             return _summary_details("Summary of an abandoned branch", entry.get("summary"), badge, when)
         if kind == "context_edit":
             target = entry.get("targetId")
-            change = (
-                "removed from the context" if entry.get("replacement") is None else "replaced in the context"
+            replacement = entry.get("replacement")
+            if replacement is None:
+                return _note_line(f"Entry {target} removed from the context", badge, when)
+            # what the model sees in place of the target from now on, as pi's page shows it
+            content = replacement.get("content") if isinstance(replacement, dict) else replacement
+            return (
+                f'<details class="summary context-edit" open><summary>'
+                f"{escape(f'Entry {target} replaced in the context')} {badge} {when}</summary>"
+                f'<div class="md">{content_html(content)}</div></details>'
             )
-            return _note_line(f"Entry {target} {change}", badge, when)
         return (
             _note_line(f"{kind} entry", badge, when)
             + f"<details><summary>data</summary>{json_block(entry)}</details>"

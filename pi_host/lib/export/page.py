@@ -102,8 +102,24 @@ def _header(header: dict[str, Any], entries: list[dict[str, Any]], title: str) -
     return f'<header id="session-header"><h1>{escape(title)}</h1><dl>{items}</dl></header>'
 
 
+def session_data(
+    header: dict[str, Any], entries: list[dict[str, Any]], leaf_id: str | None, extra: dict[str, Any] | None
+) -> str:
+    """The session itself, base64 of its JSON, as pi's page carries it in ``#session-data``: tools
+    that read pi's exports (and a reader who wants the raw entries) find it there."""
+    from pi_host.lib.wire import json_bytes
+
+    data = {"header": header, "entries": entries, "leafId": leaf_id, **(extra or {})}
+    return base64.b64encode(json_bytes(data)).decode("ascii")
+
+
 def build_page(
-    header: dict[str, Any], entries: list[dict[str, Any]], *, title: str | None, leaf_id: str | None
+    header: dict[str, Any],
+    entries: list[dict[str, Any]],
+    *,
+    title: str | None,
+    leaf_id: str | None,
+    extra: dict[str, Any] | None = None,
 ) -> str:
     entries = [e for e in entries if isinstance(e, dict)]
     branches = Branches(entries)
@@ -121,6 +137,8 @@ def build_page(
     policy = f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-{digest}'"
     empty = '<p class="muted" id="empty">This session has no entries yet.</p>' if not entries else ""
     leaf_attr = escape(active[-1]) if active else ""
+    last = entries[-1].get("id") if entries else None  # pi's leaf when none is given
+    embedded = session_data(header, entries, leaf_id if leaf_id is not None else last, extra)
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -137,5 +155,7 @@ def build_page(
         '<button type="button" id="collapse-all">Collapse all</button></div>'
         f'<section id="conversation" data-leaf="{leaf_attr}">{empty}{conversation}</section></main></div>\n'
         f'<div id="store" hidden>{store}</div>\n'
+        # a data block is never run, so the script policy does not apply to it
+        f'<script id="session-data" type="application/json">{embedded}</script>\n'
         f"<script>{script}</script></body></html>\n"
     )

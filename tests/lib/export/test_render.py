@@ -23,6 +23,16 @@ def page(**kwargs) -> str:
     return render_html(sample.header(), sample.entries(), **kwargs)
 
 
+DATA_BLOCK = re.compile(r'<script id="session-data" type="application/json">([A-Za-z0-9+/=]*)</script>')
+
+
+def one_script_and_the_data(html: str) -> bool:
+    """The page's own script and pi's ``#session-data`` block (base64 only: nothing from the
+    session can end it early), and no other script."""
+    rest, found = DATA_BLOCK.subn("", html)
+    return found == 1 and rest.count("<script") == 1 and rest.count("</script>") == 1
+
+
 def tree_items(html: str) -> list[tuple[str, str]]:
     """(key, class) of every sidebar line, in order."""
     return [(key, css) for css, key in re.findall(r'<li class="([^"]*)" data-key="([^"]*)"', html)]
@@ -79,7 +89,7 @@ def test_message_text_is_escaped_everywhere():
     assert "&lt;script&gt;alert('pwned')&lt;/script&gt;&lt;img src=x" in section(html, "e-u3")
     assert "upstream &lt;b&gt;failed&lt;/b&gt;" in section(html, "e-a3")
     # Only the page's own script element, and nothing closes it early.
-    assert html.count("<script") == 1 and html.count("</script>") == 1
+    assert one_script_and_the_data(html)
     # markdown-it refuses javascript: links.
     assert 'href="javascript:' not in html
 
@@ -107,7 +117,7 @@ def test_hostile_session_fields_are_escaped():
         }
     )
     html = render_html(header, entries)
-    assert html.count("<script") == 1
+    assert one_script_and_the_data(html)
     assert "<b>cwd</b>" not in html and "&lt;b&gt;cwd&lt;/b&gt;" in html
     assert "<img src=x" not in html
     assert "&lt;/title&gt;&lt;script&gt;x()&lt;/script&gt;" in html
@@ -342,4 +352,26 @@ LOOSE = st.recursive(
 @given(st.lists(LOOSE, max_size=8), st.dictionaries(FIELD, JSON, max_size=4))
 def test_any_json_renders_without_crashing(entries, header):
     html = render_html(header, entries)
-    assert html.count("<script") == 1
+    assert one_script_and_the_data(html)
+
+
+def test_the_session_is_embedded_as_pi_embeds_it():
+    """pi's page carries the session as base64 JSON in #session-data (header, entries, leafId);
+    a reader of pi's exports finds the same there, and a context_edit shows its replacement."""
+    import json
+
+    header = {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}
+    user = {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-01-01T00:00:01Z"}
+    user["message"] = {"role": "user", "content": "hello", "timestamp": 1}
+    edit = {"type": "context_edit", "id": "c1", "parentId": "u1", "timestamp": "2026-01-01T00:00:02Z"}
+    edit.update(targetId="u1", replacement={"content": "a shorter hello"})
+    html = render_html(header, [user, edit], extra={"systemPrompt": "be brief", "tools": []})
+    data = json.loads(base64.b64decode(DATA_BLOCK.search(html).group(1)))
+    assert data == {
+        "header": header,
+        "entries": [user, edit],
+        "leafId": "c1",
+        "systemPrompt": "be brief",
+        "tools": [],
+    }
+    assert "a shorter hello" in html

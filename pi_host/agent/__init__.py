@@ -49,6 +49,8 @@ _EXPORTS = {
     "LoopConfig": "pi_host.loop.loop",
     "convert_to_llm": "pi_host.loop.convert",
     "CustomMessage": "pi_host.protocol.messages",
+    "PiModel": "pi_host.protocol.messages",
+    "now_ms": "pi_host.protocol.messages",
     "UserMessage": "pi_host.protocol.messages",
     "AbortSignal": "pi_host.protocol.abort",
 }

@@ -279,6 +279,15 @@ class Agent:
                 self._run_task = None
                 raise error
 
+    async def add_message(self, message: Any) -> None:
+        """Add a message of your own while idle (a note, a custom type): in the transcript, in the
+        store, and to subscribers as ``message_start`` / ``message_end``."""
+        if self.is_streaming:
+            raise AgentBusyError("Agent is running: steer() or follow_up() instead")
+        await self._emit({"type": "message_start", "message": message})
+        self.state.messages.append(message)
+        await self._emit({"type": "message_end", "message": message})
+
     def reset(self) -> None:
         """Forget the transcript, the queues and the last error (the agent must be idle)."""
         if self.is_streaming:

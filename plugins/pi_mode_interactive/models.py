@@ -1,4 +1,5 @@
-"""Choosing the model and the thinking level: ``/model`` and Ctrl+L (a picker over every model),
+"""Choosing the model and the thinking level: ``/model`` and Ctrl+L (a picker over the models whose
+provider has usable auth, as pi's),
 Ctrl+P (cycle the scoped models: ``--models`` / the ``enabledModels`` setting), ``/scoped-models``,
 ``/thinking`` and Shift+Tab (the levels the model supports). Every change is recorded as pi's
 ``model_change`` / ``thinking_level_change`` entry by the session."""
@@ -50,13 +51,15 @@ class ModelChooser:
                 return
             await self.use(model, level)
             return
-        ready = {f"{m.provider}/{m.id}" for m in registry.available()}
-        items = []
-        for model in registry.models():
-            key = f"{model.provider}/{model.id}"
-            meta = f"{_window(model)} ctx · {_price(model)} · {'key ✓' if key in ready else 'no key'}"
-            items.append((model, key, meta))
         current = self.session.model
+        # pi offers the models whose provider has usable auth (and the scripted faux only in use)
+        items = [
+            (model, f"{model.provider}/{model.id}", f"{_window(model)} ctx · {_price(model)}")
+            for model in registry.available(current)
+        ]
+        if not items:
+            self.ui.notice("No models with a key: set one (e.g. ANTHROPIC_API_KEY) or use /login", "warning")
+            return
         picked = await self.ui.pick("Select a model", items, initial=current)
         if picked is not None:
             await self.use(picked)
@@ -119,9 +122,10 @@ class ModelChooser:
         chosen = [f"{m.provider}/{m.id}" for m, _ in self.scope]
         last = None
         while True:
+            offered = self.session.registry.available(self.session.model)
             items = [
                 (key, f"{'[x]' if key in chosen else '[ ]'} {key}", "")
-                for key in (f"{m.provider}/{m.id}" for m in self.session.registry.models())
+                for key in (f"{m.provider}/{m.id}" for m in offered)
             ]
             picked = await self.ui.pick("Scoped models (enter toggles, esc ends)", items, initial=last)
             if picked is None:

@@ -38,9 +38,21 @@ def world(isolated_environment) -> dict[str, Any]:
     return {"agent": agent, "work": work, "env": pi_env(home, agent)}
 
 
-def terminal_pi(world: dict[str, Any], server: LoopbackServer, *args: str, width=100, height=30) -> Terminal:
-    """``pi --model loop/loop-1 <args>`` in a ``width`` x ``height`` terminal, once its editor is ready."""
-    write_models_json(world["agent"], server.url)
+LOOP_THINK = {"id": "loop-think", "name": "Loopback Think", "reasoning": True, "contextWindow": 128000}
+"""A second, reasoning model of the ``loop`` provider, for the pickers (faux is not offered there
+unless in use)."""
+
+
+def terminal_pi(
+    world: dict[str, Any], server: LoopbackServer, *args: str, width=100, height=30, models=()
+) -> Terminal:
+    """``pi --model loop/loop-1 <args>`` in a ``width`` x ``height`` terminal, once its editor is
+    ready; ``models`` are added to the ``loop`` provider (e.g. :data:`LOOP_THINK`)."""
+    path = write_models_json(world["agent"], server.url)
+    if models:
+        config = json.loads(Path(path).read_text())
+        config["providers"]["loop"]["models"] += list(models)
+        Path(path).write_text(json.dumps(config))
     argv = [sys.executable, "-m", "pi_host", "--model", "loop/loop-1", *args]
     terminal = Terminal(argv, env=world["env"], cwd=world["work"], width=width, height=height)
     terminal.wait_for(PROMPT_READY, timeout=20)

@@ -8,7 +8,14 @@ import re
 import subprocess
 import sys
 
-from tests.support.interactive import entries, requires_tmux, session_files, terminal_pi, user_texts
+from tests.support.interactive import (
+    LOOP_THINK,
+    entries,
+    requires_tmux,
+    session_files,
+    terminal_pi,
+    user_texts,
+)
 from tests.support.loopback import LoopbackServer, Reply, write_models_json
 from tests.support.terminal import Terminal
 
@@ -261,26 +268,27 @@ def test_reload_picks_up_an_edited_plugin_and_keeps_the_conversation(world):
 
 def test_model_picker_and_thinking_keys_change_the_footer_and_the_session(world):
     with LoopbackServer([Reply("answer one")]) as server:
-        with terminal_pi(world, server) as term:
+        with terminal_pi(world, server, models=[LOOP_THINK]) as term:
             term.send("hello")
             term.press("Enter")
             term.wait_for("answer one")
             term.press("C-l")
             term.wait_for("Select a model")
-            term.send("faux-reasoner")
+            assert "faux" not in term.screen()  # a scripted provider is offered only while in use
+            term.send("loop-think")
             term.wait_for("(1/1)")
             term.press("Enter")
-            term.wait_for(re.compile(r"faux/faux-reasoner • \w+\s*$", re.M), scrollback=False)  # the footer
+            term.wait_for(re.compile(r"loop/loop-think • \w+\s*$", re.M), scrollback=False)  # the footer
             term.press("BTab")  # Shift+Tab: next thinking level
             term.wait_for("Thinking: minimal")
             term.send("/thinking high")
             term.press("Enter")
-            term.wait_for("faux/faux-reasoner • high", scrollback=False)
+            term.wait_for("loop/loop-think • high", scrollback=False)
             term.press("C-d")
             assert term.wait_exit() == 0
     [path] = session_files(world)
     changes = [e for e in entries(path) if e.get("type") in ("model_change", "thinking_level_change")]
-    assert {"type": "model_change", "provider": "faux", "modelId": "faux-reasoner"}.items() <= changes[
+    assert {"type": "model_change", "provider": "loop", "modelId": "loop-think"}.items() <= changes[
         -3
     ].items()
     assert [e.get("thinkingLevel") for e in changes[-2:]] == ["minimal", "high"]

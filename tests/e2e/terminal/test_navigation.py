@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.interactive import entries, session_files, user_texts
+from tests.support.interactive import LOOP_THINK, entries, session_files, user_texts
 from tests.support.interactive import terminal_pi as e2e_pi
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.paths import SESSION_FIXTURES
@@ -237,23 +237,23 @@ def test_clone_copies_the_branch_and_a_plugin_can_refuse_a_fork(world):
 def test_model_picker_on_a_pi_session_records_pis_model_change_entry(world):
     path = pi_written_session(world)
     with LoopbackServer([]) as server:
-        with terminal_pi(world, server, "--session", str(path)) as term:
+        with e2e_pi(world, server, "--session", str(path), width=110, height=34, models=[LOOP_THINK]) as term:
             term.wait_for("Answer 3: Thanks")
             term.send("/model")
             term.press("Enter")
             term.wait_for("Select a model")
-            term.send("faux-reasoner")
+            term.send("loop-think")
             term.wait_for("(1/1)")
             term.press("Enter")
-            term.wait_for("Model: faux/faux-reasoner")
+            term.wait_for("Model: loop/loop-think")
             term.wait_gone("Select a model")
             term.press("C-d")
             assert term.wait_exit() == 0
     last = entries(path)[-1]
     assert {k: last[k] for k in ("type", "provider", "modelId", "parentId")} == {
         "type": "model_change",
-        "provider": "faux",
-        "modelId": "faux-reasoner",
+        "provider": "loop",
+        "modelId": "loop-think",
         "parentId": "d73cd16f",
     }
 

@@ -43,6 +43,8 @@ from pi_host.lib.render import (
 from pi_mode_interactive import bindings as keymap
 from pi_mode_interactive.dialogs import Dialog, InteractiveUI
 from pi_mode_interactive.feed import SessionFeed
+from pi_mode_interactive.footer import SessionTotals
+from pi_mode_interactive.slash import UnknownGuard
 from pi_mode_interactive.transcript import Item, Renderers, Transcript
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -131,12 +133,17 @@ class InteractiveApp:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.user_bash_controllers: set[Any] = set()
         self._footer_key: Any = None
+        self._footer_generation = 0
+        self.compactions_ended = 0
+        self._totals = SessionTotals()
         self._models: Any = None
         self._footer = ""
         self.key_help: dict[str, list[str]] = {}
         self.plugin_keys: list[tuple[str, str]] = []
         """Plugins' shortcuts bound now: (key, description)."""
         self.shortcut_problems: list[str] = []
+        self.context_commands: list[tuple[str, str]] = []
+        self.unknown_guard = UnknownGuard()
         self._dirty = asyncio.Event()
         self._dirty_working = asyncio.Event()
         self._last_ctrl_c = 0.0
@@ -151,14 +158,16 @@ class InteractiveApp:
 
     def _make_editor(self) -> Buffer:
         from pi_mode_interactive.editing import make_editor_parts
+        from pi_mode_interactive.slash import preselect_first
 
-        self.parts = make_editor_parts(self.agent_dir, self.cwd, self._command_list, self._argument_completer)
+        self.parts = make_editor_parts(self.agent_dir, self.cwd, self.command_list, self._argument_completer)
         return Buffer(
             multiline=True,
             history=self.parts.history,
             completer=self.parts.completer,
             complete_while_typing=True,
             enable_history_search=False,
+            on_completions_changed=preselect_first,
         )
 
     def _make_application(self) -> Application:
@@ -238,6 +247,7 @@ class InteractiveApp:
         from prompt_toolkit.patch_stdout import patch_stdout
 
         self._show_history()
+        self.spawn(self.load_context_commands())
         self.spawn(self._refresher())
         self.spawn(self._spinner())
         # The @-mention file index walks the project in a thread: after the first frame, so the
@@ -417,6 +427,10 @@ class InteractiveApp:
     # --- session events --------------------------------------------------------------------------
 
     def _on_event(self, event: dict[str, Any]) -> None:
+        if event.get("type") not in ("message_update", "tool_execution_update"):
+            # usage lands at message_end and entries move on compaction and /tree without the
+            # message count changing: the footer is computed again after any such event
+            self._footer_generation += 1
         handler = getattr(self, f"_on_{event.get('type')}", None)
         if self.feed.handle(event) or handler is not None:
             if handler is not None:
@@ -445,7 +459,9 @@ class InteractiveApp:
 
     def _on_compaction_end(self, event: dict[str, Any]) -> None:
         from pi_host.protocol.messages import CompactionSummaryMessage
+        from pi_mode_interactive.commands import compaction_error
 
+        self.compactions_ended += 1
         self.working = self.session.is_streaming
         result = event.get("result")
         if isinstance(result, dict) and result.get("summary"):
@@ -454,7 +470,7 @@ class InteractiveApp:
             )
             self.feed.message_item(summary, done=True)
         elif event.get("errorMessage"):
-            self.notice(f"Compaction failed: {event['errorMessage']}", "error")
+            self.notice(compaction_error(event["errorMessage"]), "error")
         elif event.get("aborted"):
             self.notice("Compaction aborted", "warning")
 
@@ -494,41 +510,15 @@ class InteractiveApp:
         return self.dialogs[-1].container if self.dialogs else Window(height=0)
 
     def footer_info(self) -> FooterInfo:
-        totals = {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
-        cost = 0.0
-        context_tokens = None
-        for message in self.session.messages:
-            if getattr(message, "role", None) != "assistant":
-                continue
-            usage = message.usage
-            for key in totals:
-                totals[key] += getattr(usage, key, 0) or 0
-            cost += float(usage.cost.total or 0)
-            if message.stop_reason not in ("aborted", "error"):
-                context_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
-        model = self.session.model
-        return FooterInfo(
-            cwd=self.cwd,
-            git_branch=self.git_branch,
-            session_name=self.session_name,
-            provider=model.provider if model else None,
-            model=model.id if model else None,
-            thinking_level=self.session.thinking_level,
-            reasoning=bool(model and model.reasoning),
-            input_tokens=totals["input"],
-            output_tokens=totals["output"],
-            cache_read=totals["cache_read"],
-            cache_write=totals["cache_write"],
-            cost=cost,
-            context_tokens=context_tokens,
-            context_window=model.context_window if model else None,
-            statuses=dict(self.statuses),
-        )
+        from pi_mode_interactive.footer import footer_info
+
+        return footer_info(self, self._totals)
 
     def _footer_text(self) -> str:
         """The footer, drawn again only when something it shows may have changed."""
-        key = (len(self.session.messages), self.session.model, self.session.thinking_level, self.session_name,
-               tuple(self.statuses.items()), self._width())  # fmt: skip
+        key = (self._footer_generation, len(self.session.messages), self.session.model,
+               self.session.thinking_level, self.session_name, tuple(self.statuses.items()),
+               self._width())  # fmt: skip
         if key != self._footer_key:
             self._footer_key, self._footer = key, self.renderers.footer(self.footer_info(), self._rc({}))
         return self._footer
@@ -591,19 +581,24 @@ class InteractiveApp:
 
     # --- input -------------------------------------------------------------------------------
 
-    def _command_list(self) -> list[tuple[str, str]]:
+    def command_list(self) -> list[tuple[str, str]]:
+        """The ``/`` menu: built-ins, plugin commands, then prompt templates and skills."""
         from pi_mode_interactive.commands import BUILTIN
 
         found = [(name, command.description) for name, command in BUILTIN.items()]
         for name, command in self.session.commands.items():
             found.append((name, getattr(command, "description", "") or ""))
-        for template in getattr(self.session, "prompt_templates", None) or ():
-            found.append(
-                (getattr(template, "name", str(template)), getattr(template, "description", "") or "")
-            )
-        for skill in getattr(self.session, "skills", None) or ():
-            found.append((f"skill:{getattr(skill, 'name', skill)}", getattr(skill, "description", "") or ""))
-        return found
+        return found + self.context_commands
+
+    async def load_context_commands(self) -> None:
+        """Templates and skills are discovered asynchronously: listed once per session (again
+        after ``/reload``), not on every key."""
+        from pi_mode_interactive.slash import context_commands
+
+        session = self.session
+        found = await context_commands(session)
+        if session is self.session:
+            self.context_commands = found
 
     def _argument_completer(self, name: str) -> Any:
         """A plugin command's ``complete(prefix)``, for ``/name <Tab>``."""
@@ -611,9 +606,9 @@ class InteractiveApp:
 
     def submit(self, follow_up: bool = False) -> None:
         raw = self.editor.text
-        text = self.parts.expand(raw)
-        if not text.strip():
+        if not raw.strip() or self.unknown_guard.holds(self, raw):
             return
+        text = self.parts.expand(raw)
         self.parts.history.append_string(text)  # the pasted text itself: markers mean nothing later
         self.editor.reset()
         self.spawn(self._send(text, follow_up=follow_up))
@@ -696,6 +691,8 @@ class InteractiveApp:
         self.renderers = Renderers(session.host, lambda line: self.notice(line, "error"))
         self.session_name = self._stored_name()
         self.queued = ([], [])
+        self.context_commands = []
+        self.spawn(self.load_context_commands())
         self.feed.reset(self.renderers)
         self.invalidate()
 

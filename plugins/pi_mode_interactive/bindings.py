@@ -10,6 +10,7 @@ from prompt_toolkit.key_binding import KeyBindings
 
 from pi_mode_interactive.editor.keys import bindings_for, load_keybindings, register_extra_sequences
 from pi_mode_interactive.editor.paste import bind_paste
+from pi_mode_interactive.slash import enter_on_menu
 
 if TYPE_CHECKING:
     from pi_mode_interactive.app import InteractiveApp
@@ -21,8 +22,11 @@ def _actions(ui: InteractiveApp) -> dict[str, Callable[[Any], Any]]:
 
     def submit(event: Any) -> None:
         buffer = event.current_buffer
-        if buffer.complete_state is not None and buffer.complete_state.current_completion is not None:
-            buffer.apply_completion(buffer.complete_state.current_completion)
+        chosen = enter_on_menu(buffer)
+        if chosen == "insert":  # a file or an argument: the line goes on
+            return
+        if chosen == "run":  # a command: pi runs the highlighted match
+            ui.submit()
             return
         document = buffer.document
         if document.is_cursor_at_the_end and document.text.endswith("\\"):  # `\` + Enter: a new line
@@ -81,6 +85,16 @@ def build(ui: InteractiveApp) -> tuple[KeyBindings, list[str]]:
             # Two Escapes in quick succession reach the key processor as one sequence (Escape
             # is also the prefix of every Alt key), so the pair has its own binding.
             bindings.add("escape", "escape", filter=escape_free)(lambda event: ui.double_escape())
+    chosen_completion = Condition(
+        lambda: (
+            ui.editor.complete_state is not None and ui.editor.complete_state.current_completion is not None
+        )
+    )
+
+    @bindings.add("tab", filter=editing & chosen_completion)
+    def _accept(event: Any) -> None:  # Tab takes the highlighted entry (pre-selected or moved to)
+        event.current_buffer.apply_completion(event.current_buffer.complete_state.current_completion)
+
     ui.key_help = {action: chosen.get(action, []) for action in _actions(ui)}
     from pi_mode_interactive.shortcuts import bind as bind_plugin_keys
 

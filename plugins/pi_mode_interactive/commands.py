@@ -42,10 +42,16 @@ async def _compact(ui: InteractiveApp, args: str) -> None:
     if ui.session.is_streaming:
         ui.notice("Wait for the run to finish (or press escape) before compacting", "warning")
         return
+    seen = ui.compactions_ended
     try:
         await ui.session.compact(args.strip() or None)
     except Exception as exc:
-        ui.notice(f"Compaction failed: {exc}", "error")
+        if ui.compactions_ended == seen:  # else compaction_end has shown this error already
+            ui.notice(compaction_error(str(exc)), "error")
+
+
+def compaction_error(message: str) -> str:
+    return message if message.startswith("Compaction failed") else f"Compaction failed: {message}"
 
 
 async def _copy(ui: InteractiveApp, args: str) -> None:

@@ -4,10 +4,14 @@ menu, feedback while work runs, the start-up header and the presentation of answ
 
 from __future__ import annotations
 
+import json
+import re
+import sys
 import time
 
-from tests.support.interactive import requires_tmux, terminal_pi
-from tests.support.loopback import LoopbackServer, Reply
+from tests.support.interactive import PROMPT_READY, requires_tmux, terminal_pi, user_texts
+from tests.support.loopback import LoopbackServer, Reply, write_models_json
+from tests.support.terminal import Terminal
 
 pytestmark = requires_tmux
 
@@ -51,3 +55,106 @@ def test_escape_aborts_at_once_and_alt_keys_still_work(world):
             term.wait_until(lambda screen: _editor_line(screen) == "one Xtwo", what="one Xtwo")
             term.press("C-c", "C-d")
             assert term.wait_exit() == 0
+
+
+def test_enter_on_the_slash_menu_runs_the_first_match_and_an_unknown_command_is_held(world):
+    with LoopbackServer([Reply("sent on purpose")]) as server:
+        with terminal_pi(world, server) as term:
+            term.send("/sess")
+            term.wait_for("Show the session's file")  # the menu, its first line highlighted
+            term.press("Enter")
+            term.wait_for("messages:  0 user")
+            assert _editor_line(term.screen()) == ""
+            term.send("/xyz please")
+            term.press("Enter")
+            term.wait_for("Unknown command /xyz")
+            assert _editor_line(term.screen()) == "/xyz please"  # kept, nothing sent
+            assert server.requests == []
+            term.press("Enter")  # a second Enter means it: the text goes to the model
+            term.wait_for("sent on purpose")
+            term.press("C-d")
+            assert term.wait_exit() == 0
+        assert [user_texts(body)[-1] for body in server.requests] == ["/xyz please"]
+
+
+def test_prompt_templates_and_skills_are_in_the_slash_menu(world):
+    prompts = world["agent"] / "prompts"
+    prompts.mkdir()
+    (prompts / "review.md").write_text("---\ndescription: Review the staged diff\n---\nReview $1 carefully.")
+    skill = world["agent"] / "skills" / "lint-fix"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: lint-fix\ndescription: Fix the linter's findings\n---\nRun ruff."
+    )
+    with LoopbackServer([Reply("reviewed")]) as server:
+        with terminal_pi(world, server) as term:
+            term.send("/skill:")
+            term.wait_for("Fix the linter's findings")
+            term.press("C-u")
+            term.send("/revi")
+            term.wait_for("Review the staged diff")
+            term.press("Tab")  # completes the name; the argument follows
+            term.wait_until(lambda screen: _editor_line(screen) == "/review")
+            term.send("app.py")
+            term.press("Enter")
+            term.wait_for("reviewed")
+            term.press("C-d")
+            assert term.wait_exit() == 0
+        assert user_texts(server.requests[0])[-1] == "Review app.py carefully."
+
+
+def _usage(prompt: int, completion: int) -> dict[str, int]:
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+def test_the_footer_totals_are_fresh_after_each_answer_and_never_fall_after_compact(world):
+    replies = [
+        Reply("first answer", usage=_usage(1000, 200)),
+        Reply("second answer", usage=_usage(3000, 400)),
+        Reply("## Goal\nSummary of the talk", usage=_usage(500, 50)),  # /compact's summary
+    ]
+    (world["agent"] / "settings.json").write_text(
+        json.dumps({"compaction": {"enabled": False, "keepRecentTokens": 1}})
+    )
+    with LoopbackServer(replies) as server:
+        write_models_json(world["agent"], server.url)
+        models = json.loads((world["agent"] / "models.json").read_text())
+        # $ per million tokens: 1000 in + 200 out = $0.006, + 3000 in + 400 out = $0.021
+        models["providers"]["loop"]["models"][0]["cost"] = {
+            "input": 3,
+            "output": 15,
+            "cacheRead": 0,
+            "cacheWrite": 0,
+        }
+        (world["agent"] / "models.json").write_text(json.dumps(models))
+        argv = [sys.executable, "-m", "pi_host", "--model", "loop/loop-1"]
+        with Terminal(argv, env=world["env"], cwd=world["work"], width=100, height=30) as term:
+            term.wait_for(PROMPT_READY, timeout=20)
+            term.send("one")
+            term.press("Enter")
+            term.wait_for(re.compile(r"↑1\.0k ↓200 \$0\.006 +0\.9%/128k"), scrollback=False)
+            term.send("two")
+            term.press("Enter")
+            term.wait_for(re.compile(r"↑4\.0k ↓600 \$0\.021 +2\.7%/128k"), scrollback=False)
+            term.send("/compact")
+            term.press("Enter")
+            term.wait_for("Summary of the talk")
+            # the compacted-away answers still count (pi sums every message of the file)
+            term.wait_for(re.compile(r"↑4\.0k ↓600 \$0\.021"), scrollback=False)
+            term.press("C-d")
+            assert term.wait_exit() == 0
+
+
+def test_a_failed_compaction_says_so_once(world):
+    with LoopbackServer([Reply("tiny")]) as server:
+        with terminal_pi(world, server) as term:
+            term.send("hi")
+            term.press("Enter")
+            term.wait_for("tiny")
+            term.send("/compact")
+            term.press("Enter")
+            term.wait_for("Nothing to compact")
+            term.press("C-d")
+            assert term.wait_exit() == 0
+            assert term.scrollback().count("Nothing to compact") == 1
+            assert "Compaction failed: Compaction failed" not in term.scrollback()

@@ -227,3 +227,13 @@ def test_lib_is_kits_only():
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_no_file_over_the_budget(module):
     assert line_count(MODULES[module]) <= FILE_LINE_BUDGET
+
+
+def test_the_session_is_built_on_the_agent_library():
+    """One loop: the coding agent's session runs its prompts through the agent library's Agent,
+    which alone drives the kernel's loop."""
+    session = graph()["pi_host.session.agent_session"]
+    assert "pi_host.agent.agent" in session and "pi_host.loop.loop" not in session
+    drivers = sorted(m for m, targets in graph().items() if "pi_host.loop.loop" in targets)
+    assert "pi_host.agent.agent" in drivers
+    assert not [m for m in drivers if m.startswith("pi_host.session")]

@@ -147,8 +147,10 @@ class Models:
             options.api_key = self.get_api_key(model.provider)
         if not options.api_key and self.registry.needs_key(model.provider):
             info = self.registry.providers.get(model.provider)
-            names = " or ".join(info.env_keys) if info is not None and info.env_keys else None
-            where = f"set {names} or pass api_key=" if names else "pass api_key="
+            names = sorted(
+                info.env_keys if info is not None else (), key=lambda n: not n.endswith("_API_KEY")
+            )
+            where = f"set {' or '.join(names)} or pass api_key=" if names else "pass api_key="
             yield await anext(error_stream(model, f"No API key for provider {model.provider}: {where}"))
             return
         # keys stay out of error texts and events (the provider layer redacts these)

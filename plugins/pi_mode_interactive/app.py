@@ -125,6 +125,7 @@ class InteractiveApp:
         self.queued: tuple[list[str], list[str]] = ([], [])
         self.working = False
         self.status_line = ""
+        self.working_hint = "(esc to interrupt)"
         self.dialogs: list[Dialog] = []
         self.live_lines: list[str] = []
         self.exit_code = 0
@@ -441,7 +442,7 @@ class InteractiveApp:
         self.queued = (list(event.get("steering") or []), list(event.get("followUp") or []))
 
     def _on_agent_start(self, event: dict[str, Any]) -> None:
-        self.working, self.status_line = True, "Working…"
+        self.working, self.status_line, self.working_hint = True, "Working…", "(esc to interrupt)"
 
     def _on_agent_settled(self, event: dict[str, Any]) -> None:
         self.working = False
@@ -484,16 +485,20 @@ class InteractiveApp:
         return [
             ("fg:ansicyan", f"{frame} "),
             ("", self.status_line),
-            ("fg:ansibrightblack", "  (esc to interrupt)"),
+            ("fg:ansibrightblack", f"  {self.working_hint}"),
         ]
 
     async def _spinner(self) -> None:
+        ticks = 0
         while True:
             if not self.working:  # idle: nothing wakes up until a run starts
                 self._dirty_working.clear()
                 await self._dirty_working.wait()
             await asyncio.sleep(0.1)
             self.app.invalidate()
+            ticks += 1
+            if self.feed.started and ticks % 5 == 0:  # a running tool's seconds so far
+                self._dirty.set()
 
     def _queue_text(self) -> str:
         steering, follow_up = self.queued
@@ -667,9 +672,10 @@ class InteractiveApp:
         self._last_escape = 0.0
         self.spawn(double_escape(self))
 
-    def set_working(self, label: str | None) -> None:
+    def set_working(self, label: str | None, hint: str = "(esc to interrupt)") -> None:
         """Show the spinner line with ``label`` (None: hide it) for work outside a run."""
         self.working = label is not None
+        self.working_hint = hint
         if label is not None:
             self.status_line = label
             self._dirty_working.set()

@@ -4,6 +4,7 @@ it streams and runs, then call and result). The application owns everything else
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import Any
 
 from pi_host.lib.render import RenderContext, ToolCallView, ToolResultView
@@ -22,6 +23,10 @@ class SessionFeed:
         self.tool_items: dict[str, Item] = {}
         self.assistant: Item | None = None
         """The assistant message that streams now."""
+        self.started: dict[str, float] = {}
+        """Calls executing now: when they started (their item shows the time so far)."""
+        self.took: dict[str, float] = {}
+        """Calls that ran while this session was shown: how long (drawn as ``Took N s``)."""
 
     def reset(self, renderers: Renderers) -> None:
         """A new session: nothing of the old one is live any more."""
@@ -29,6 +34,8 @@ class SessionFeed:
         self.tools.clear()
         self.results.clear()
         self.tool_items.clear()
+        self.started.clear()
+        self.took.clear()
         self.assistant = None
 
     def history(self, messages: list[Any]) -> None:
@@ -70,11 +77,22 @@ class SessionFeed:
     def draw_tool(self, view: ToolCallView, result: ToolResultView | None, rc: RenderContext) -> str:
         """A call, and under it its result once there is one."""
         call = text_of(self.renderers.tool_call(view, rc))
+        timing = self._timing(view.id, rc)
         if result is None:
-            return call
+            return "\n".join(part for part in (call, timing) if part)
         return "\n".join(
-            part for part in (call, text_of(self.renderers.tool_result(view, result, rc))) if part
+            part for part in (call, text_of(self.renderers.tool_result(view, result, rc)), timing) if part
         )
+
+    def _timing(self, call_id: str, rc: RenderContext) -> str:
+        """``Running… 3s`` under a call that executes (whole seconds: the item is drawn again
+        twice a second), ``Took 2.4s`` under one that ended."""
+        if call_id in self.started:
+            seconds = int(time.monotonic() - self.started[call_id])
+            return rc.theme.fg("muted", f"Running… {seconds}s") if seconds else ""
+        if call_id in self.took:
+            return rc.theme.fg("muted", f"Took {self.took[call_id]:.1f}s")
+        return ""
 
     def tool_item(self, call_id: str, done: bool = False) -> Item:
         item = self.tool_items.get(call_id)
@@ -90,6 +108,7 @@ class SessionFeed:
     def live_tool(self, view: ToolCallView) -> Item:
         """Show a call that is not the model's (a ``!command``) like a tool call."""
         self.tools[view.id] = view
+        self.started[view.id] = time.monotonic()
         return self.tool_item(view.id)
 
     def forget_tool(self, call_id: str) -> None:
@@ -98,6 +117,7 @@ class SessionFeed:
         if item is not None and item in self.transcript.items:
             self.transcript.items.remove(item)
         self.tools.pop(call_id, None)
+        self.started.pop(call_id, None)
 
     def show_last_result_again(self) -> bool:
         """Scrollback cannot change: Ctrl+O prints the last result again, drawn as it is now."""
@@ -170,6 +190,7 @@ class SessionFeed:
         view = self.tools.setdefault(call_id, ToolCallView(id=call_id, name=event["toolName"], args={}))
         view.args = dict(event.get("args") or view.args)
         view.partial, view.running = False, True
+        self.started[call_id] = time.monotonic()
         self.tool_item(call_id)
 
     def _on_tool_execution_update(self, event: dict[str, Any]) -> None:
@@ -182,6 +203,8 @@ class SessionFeed:
         view = self.tools.get(call_id)
         if view is not None:
             view.running = False
+        if call_id in self.started:
+            self.took[call_id] = time.monotonic() - self.started.pop(call_id)
         result = ToolResultView.of(event.get("result"))
         self.results[call_id] = dataclasses.replace(result, is_error=bool(event.get("isError")))
         self.tool_item(call_id).done = True

@@ -36,10 +36,16 @@ async def run_user_bash(ui: InteractiveApp, text: str) -> None:
     controller = AbortController()
     ui.user_bash_controllers.add(controller)
     ui.live_tool(view)
+    spinner = not ui.working  # during a run its own line stays (and Escape stops both)
+    if spinner:
+        ui.set_working("Running…", hint="(escape to cancel)")
+    ui.invalidate()  # `$ command` shows now, not with the first output
     try:
         await run_for_user(ui.session, command, exclude, on_data=on_data, signal=controller.signal)
     except UserBashBlocked as exc:  # a raising handler blocks the command
         ui.notice(f"!{command}: blocked ({exc})", "warning")
     finally:
         ui.user_bash_controllers.discard(controller)
+        if spinner and not ui.session.is_streaming:
+            ui.set_working(None)
         ui.forget_tool(view.id)

@@ -158,3 +158,22 @@ def test_a_failed_compaction_says_so_once(world):
             assert term.wait_exit() == 0
             assert term.scrollback().count("Nothing to compact") == 1
             assert "Compaction failed: Compaction failed" not in term.scrollback()
+
+
+def test_a_bang_command_shows_itself_and_a_spinner_and_tools_show_their_time(world):
+    replies = [Reply.tool("bash", {"command": "sleep 1.3; echo tool-done"}), Reply("after the tool")]
+    with LoopbackServer(replies) as server:
+        with terminal_pi(world, server) as term:
+            term.send("!sleep 30")
+            term.press("Enter")
+            # at once, not when the command ends: the command, a spinner and how to stop it
+            term.wait_for(re.compile(r"\$ sleep 30(.|\n)*Running…  \(escape to cancel\)"), timeout=3)
+            term.press("Escape")
+            term.wait_gone("escape to cancel", timeout=5)
+            term.send("go")
+            term.press("Enter")
+            term.wait_for("Running… 1s")  # the seconds so far under the running call
+            term.wait_for("after the tool")
+            assert re.search(r"tool-done\n+Took 1\.\ds", term.scrollback())
+            term.press("C-d")
+            assert term.wait_exit() == 0

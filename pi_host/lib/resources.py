@@ -172,7 +172,7 @@ def source_info(path: str, source: str, *, cwd: str | None = None, **extra: Any)
         }
     info: dict[str, Any] = {
         "path": path,
-        "source": "auto" if source in ("user", "project") else "cli" if source == "cli" else "local",
+        "source": "auto" if source in ("user", "project") else "local",
         "scope": SCOPES.get(source, "user"),
         "origin": "top-level",
     }

@@ -532,8 +532,9 @@ async def _get_commands(server: Any, record: dict[str, Any]) -> Any:
         if registered.description:
             entry["description"] = registered.description
         entry["source"] = "extension"
-        where = "cli" if path and os.path.realpath(path) in from_cli else "extension"
-        entry["sourceInfo"] = source_info(os.path.abspath(path) if path else "", where)
+        entry["sourceInfo"] = source_info(os.path.abspath(path) if path else "", "extension")
+        if path and os.path.realpath(path) in from_cli:
+            entry["sourceInfo"]["source"] = "cli"
         found.append(entry)
     for source in session.context_sources:
         lister = getattr(source, "commands", None)

@@ -126,6 +126,8 @@ class InteractiveApp:
         self.working = False
         self.status_line = ""
         self.working_hint = "(esc to interrupt)"
+        self.hint = ""
+        """A transient line under the editor (the exit confirmation)."""
         self.dialogs: list[Dialog] = []
         self.live_lines: list[str] = []
         self.exit_code = 0
@@ -215,6 +217,7 @@ class InteractiveApp:
                 search,
                 rule,
                 shown(lambda: self._widget_text("below")),
+                shown(lambda: self._paint("muted", self.hint) if self.hint else ""),
                 Window(FormattedTextControl(_ParsedAnsi(self._footer_text)), dont_extend_height=True),
             ]
         )
@@ -229,7 +232,7 @@ class InteractiveApp:
             key_bindings=bindings,
             full_screen=False,
             mouse_support=False,
-            erase_when_done=False,
+            erase_when_done=True,  # the editor and footer go; the conversation stays above
             min_redraw_interval=0.0,
             refresh_interval=None,
         )
@@ -268,7 +271,15 @@ class InteractiveApp:
         self._unsubscribe()
         if self.session.is_streaming:
             await self.session.abort()
+        self._resume_hint()
         return self.exit_code
+
+    def _resume_hint(self) -> None:
+        from pi_mode_interactive.help_text import resume_command
+
+        command = resume_command(self)
+        if command and sys.stdout.isatty():  # as pi: a terminal user, not a script, gets it
+            self._write(self._paint("muted", "To resume this session:") + "\n" + safe_for_terminal(command))
 
     def _send_initial_prompts(self) -> None:
         for index, prompt in enumerate(self.request.prompts):
@@ -288,7 +299,7 @@ class InteractiveApp:
 
     async def _exit_after_output(self) -> None:
         """Print what is still live above the application, then leave it (the editor and footer
-        stay as the last lines on the terminal)."""
+        are erased, as pi leaves the terminal)."""
         lines, self.live_lines = self.transcript.finish(self._rc), []
         if lines and self.app.is_running:
             await self._print_above("\n".join(lines))
@@ -725,8 +736,15 @@ class InteractiveApp:
         self._last_ctrl_c = now
         if self.editor.text:
             self.editor.reset()
-        else:
-            self.notice("Press ctrl+c again to exit", "info")
+        else:  # under the editor for that second only, never in the scrollback
+            self.hint = "Press ctrl+c again to exit"
+            asyncio.get_running_loop().call_later(EXIT_CONFIRM_S, self._clear_hint, self.hint)
+            self.app.invalidate()
+
+    def _clear_hint(self, hint: str) -> None:
+        if self.hint == hint:
+            self.hint = ""
+            self.app.invalidate()
 
     def ctrl_d(self) -> None:
         if not self.editor.text:

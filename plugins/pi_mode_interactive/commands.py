@@ -26,16 +26,9 @@ async def _quit(ui: InteractiveApp, args: str) -> None:
 
 
 async def _hotkeys(ui: InteractiveApp, args: str) -> None:
-    width = max(len(action) for action in ui.key_help)
-    lines = ["Keys (remap by action id in <agent dir>/keybindings.json):"]
-    for action, keys in ui.key_help.items():
-        lines.append(f"  {action.ljust(width)}  {', '.join(keys) or '(none)'}")
-    lines.append("  !command / !!command  run a shell command (!! keeps it out of the context)")
-    if ui.plugin_keys:
-        lines.append("Extensions:")
-        wide = max(len(key) for key, _ in ui.plugin_keys)
-        lines += [f"  {key.ljust(wide)}  {description}" for key, description in ui.plugin_keys]
-    ui.notice("\n".join(lines))
+    from pi_mode_interactive.help_text import hotkeys
+
+    ui.notice(hotkeys(ui))
 
 
 async def _compact(ui: InteractiveApp, args: str) -> None:

@@ -99,9 +99,13 @@ class ModelChooser:
                 return
             await self.set_level(level)
             return
+        from pi_mode_interactive.help_text import THINKING
+
         levels = supported_levels(self.session.model)
         picked = await self.ui.pick(
-            "Thinking level", [(name, name, "") for name in levels], initial=self.session.thinking_level
+            "Thinking level",
+            [(name, name, THINKING.get(name, "")) for name in levels],
+            initial=self.session.thinking_level,
         )
         if picked is not None:
             await self.set_level(picked)

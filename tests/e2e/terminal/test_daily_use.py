@@ -9,7 +9,14 @@ import re
 import sys
 import time
 
-from tests.support.interactive import PROMPT_READY, requires_tmux, terminal_pi, user_texts
+from tests.support.interactive import (
+    PROMPT_READY,
+    entries,
+    requires_tmux,
+    session_files,
+    terminal_pi,
+    user_texts,
+)
 from tests.support.loopback import LoopbackServer, Reply, write_models_json
 from tests.support.terminal import Terminal
 
@@ -177,3 +184,31 @@ def test_a_bang_command_shows_itself_and_a_spinner_and_tools_show_their_time(wor
             assert re.search(r"tool-done\n+Took 1\.\ds", term.scrollback())
             term.press("C-d")
             assert term.wait_exit() == 0
+
+
+def test_exit_confirmation_is_transient_and_exit_prints_how_to_resume(world):
+    with LoopbackServer([Reply("noted")]) as server:
+        with terminal_pi(world, server) as term:
+            term.send("/hotkeys")
+            term.press("Enter")
+            term.wait_for("Stop the agent or a command")  # what a key does, not only its action id
+            term.send("/thinking")
+            term.press("Enter")
+            term.wait_for("off  No reasoning")  # each level described (this model has only off)
+            term.press("Escape")
+            term.wait_gone("No reasoning")
+            term.send("hello")
+            term.press("Enter")
+            term.wait_for("noted")
+            term.press("C-c")
+            term.wait_for("Press ctrl+c again to exit", scrollback=False)
+            term.wait_gone("Press ctrl+c again to exit", timeout=3)
+            term.press("C-d")
+            assert term.wait_exit() == 0
+            [path] = session_files(world)
+            session_id = entries(path)[0]["id"]
+            screen = term.wait_for(f"pi --session {session_id}")
+            assert "To resume this session:" in screen
+            assert "Press ctrl+c again" not in term.scrollback()
+            after = screen[screen.rindex("noted") :]
+            assert "›" not in after and "loop/loop-1" not in after, screen  # editor and footer erased

@@ -30,6 +30,9 @@ uncounted warm-up run per side fills the page cache. One run, one process:
    ``--poll-ms``; the next key goes 40 ms after the echo). p50/p99/max are over every key of every
    run. The floor of this method is measured on ``cat`` in the same kind of pane (the kernel
    echoes, no program in the loop): ``harness echo`` and the cost of one ``capture-pane``.
+4. **Escape to aborted**: while that answer still streams, Escape is pressed once (the process's
+   first Escape) and the clock stops when one more "Aborted" is on the screen (polled every
+   ``--poll-ms``); the figure is the median over the runs.
 
 Figures are medians over the runs (latencies: pooled percentiles); the last column is
 pi-host / pi. A side that cannot start (pi not installed, pi-host without an interactive mode)
@@ -58,6 +61,7 @@ WIDTH, HEIGHT = 100, 30
 MARKER = "zqj"
 TYPED_PREFIX = "ZQ"
 KEYS = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOP"
+ABORTED = "borted"  # pi and pi-host both say "Aborted" (pi-host: "Aborted: Request was aborted")
 END = "ENDOFANSWER"  # the answer's last word: one token, whatever the renderer's line breaks
 
 
@@ -77,6 +81,7 @@ class RunResult:
     echo_timeouts: int = 0
     streaming_ended_early: bool = False
     peak_rss: float = 0.0
+    escape: float | None = None
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -225,6 +230,18 @@ def one_run(side: str, argv: list[str], args: argparse.Namespace, cache: str) ->
             time.sleep(0.04)
         result.streaming_ended_early = server.exchanges[1].status != "streaming"
         result.peak_rss = peak_rss_mib(term.pid)
+
+        # 4. Escape to "Aborted" (the process's first Escape, as a user's first of the day)
+        if not result.streaming_ended_early:
+            before = term.screen().count(ABORTED)
+            sent_at = time.perf_counter()
+            term.press("Escape")
+            deadline = sent_at + 10
+            while term.screen().count(ABORTED) <= before:
+                if time.perf_counter() > deadline:
+                    raise SideFailed(f"Escape did not abort within 10 s:\n{term.screen()}")
+                time.sleep(poll)
+            result.escape = time.perf_counter() - sent_at
         return result
     finally:
         if term is not None:
@@ -279,6 +296,7 @@ def measure_side(side: str, argv: list[str] | None, why_missing: str, args: argp
             print(
                 f"{side}: {label}: first echo {run.first_echo * 1000:.0f} ms, render {run.render_wall:.2f} s, "
                 f"CPU {run.answer_cpu:.2f} s, echo p50 {percentile(run.echo, 0.5) * 1000:.1f} ms"
+                + (f", escape {run.escape * 1000:.0f} ms" if run.escape is not None else "")
                 + (f", {run.echo_timeouts} echo timeouts" if run.echo_timeouts else "")
                 + (", streaming ended before typing did" if run.streaming_ended_early else ""),
                 flush=True,
@@ -286,6 +304,7 @@ def measure_side(side: str, argv: list[str] | None, why_missing: str, args: argp
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     echo = [value for run in runs for value in run.echo]
+    escapes = [run.escape for run in runs if run.escape is not None]
 
     def median(name: str) -> float:
         return statistics.median(getattr(run, name) for run in runs)
@@ -302,6 +321,7 @@ def measure_side(side: str, argv: list[str] | None, why_missing: str, args: argp
         "echo max (ms)": max(echo) * 1000,
         "echo timeouts (> 2 s)": float(sum(run.echo_timeouts for run in runs)),
         "peak RSS (MiB)": median("peak_rss"),
+        "escape to aborted (ms)": statistics.median(escapes) * 1000 if escapes else None,
     }
 
 

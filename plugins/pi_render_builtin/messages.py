@@ -14,6 +14,7 @@ from pi_host.lib.render import (
     get,
     indent_lines,
     pad,
+    render_markdown,
     sanitize,
     tail_lines,
     truncate,
@@ -175,8 +176,13 @@ def _boxed(title: str, body: str, rc: RenderContext, limit: int = SUMMARY_LINES)
     top = theme.fg("border", "┌─ ") + theme.fg("accent", title, bold=True) + " "
     top += theme.fg("border", "─" * max(0, width - visible_width(top_text)))
     lines = [top]
-    body_lines = [theme.fg("muted", line) for line in sanitize(body).strip("\n").split("\n")] if body else []
-    wrapped = indent_lines(body_lines, width, bar) if width > 4 else fit(body_lines, width)
+    if width > 4 and body:  # a summary is Markdown (headings, lists): drawn as such, like pi
+        wrapped = [bar + line for line in render_markdown(body, width - 2, theme).split("\n")]
+    else:
+        body_lines = (
+            [theme.fg("muted", line) for line in sanitize(body).strip("\n").split("\n")] if body else []
+        )
+        wrapped = fit(body_lines, width)
     if not rc.expanded and len(wrapped) > limit:
         hidden = len(wrapped) - limit
         wrapped = wrapped[:limit] + [bar + theme.fg("muted", f"… {hidden} more lines (ctrl+o to expand)")]

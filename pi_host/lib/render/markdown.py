@@ -72,7 +72,8 @@ def _open_count(blocks: list[Block], committed: int) -> int:
 
 @lru_cache(maxsize=8)
 def _rich_markdown_class() -> Any:
-    from rich.markdown import CodeBlock, Heading, Markdown
+    from rich.markdown import CodeBlock, Heading, ListItem, Markdown
+    from rich.segment import Segment
     from rich.syntax import Syntax
     from rich.text import Text
 
@@ -94,6 +95,23 @@ def _rich_markdown_class() -> Any:
                 )
             yield Text("```", style="markdown.fence")
 
+    class _ListItem(ListItem):
+        """An ordered item keeps its number's dot (``1.``, as written and as pi shows it); an
+        empty one still shows its number (an answer that is only ``7.`` is not blank)."""
+
+        def render_number(self, console: Any, options: Any, number: int, last_number: int) -> Any:
+            width = len(str(last_number)) + 2
+            lines = console.render_lines(
+                self.elements, options.update(width=options.max_width - width), style=self.style
+            )
+            style = console.get_style("markdown.item.number", default="none")
+            numeral = Segment(f"{number}.".rjust(width - 1) + " ", style)
+            padding = Segment(" " * width, style)
+            for index, line in enumerate(lines or [[]]):
+                yield numeral if index == 0 else padding
+                yield from line
+                yield Segment("\n")
+
     class _Heading(Heading):
         LEVEL_ALIGN = {f"h{level}": "left" for level in range(1, 7)}  # noqa: RUF012
 
@@ -103,6 +121,7 @@ def _rich_markdown_class() -> Any:
             "fence": _CodeBlock,
             "code_block": _CodeBlock,
             "heading_open": _Heading,
+            "list_item_open": _ListItem,
         }
 
     return _Markdown

@@ -212,3 +212,29 @@ def test_exit_confirmation_is_transient_and_exit_prints_how_to_resume(world):
             assert "Press ctrl+c again" not in term.scrollback()
             after = screen[screen.rindex("noted") :]
             assert "›" not in after and "loop/loop-1" not in after, screen  # editor and footer erased
+
+
+def test_ordered_lists_keep_their_dots_and_summaries_are_drawn_as_markdown(world):
+    (world["agent"] / "settings.json").write_text(
+        json.dumps({"compaction": {"enabled": False, "keepRecentTokens": 1}})
+    )
+    replies = [
+        Reply("Steps:\n\n1. Read the test\n2. Fix the code"),
+        Reply("7."),
+        Reply("## Goal\n\nFix **the failing** test"),  # /compact's summary
+    ]
+    with LoopbackServer(replies) as server:
+        with terminal_pi(world, server) as term:
+            term.send("how?")
+            term.press("Enter")
+            term.wait_for(re.compile(r"^1\. Read the test\n2\. Fix the code$", re.M))
+            term.send("how many?")
+            term.press("Enter")
+            term.wait_for(re.compile(r"^7\.$", re.M))  # not an empty list item drawn as nothing
+            term.send("/compact")
+            term.press("Enter")
+            screen = term.wait_for("Fix the failing test")
+            assert "## Goal" not in screen and "**" not in screen
+            assert re.search(r"│ Goal$", screen, re.M)
+            term.press("C-d")
+            assert term.wait_exit() == 0

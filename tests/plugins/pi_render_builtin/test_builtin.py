@@ -353,7 +353,9 @@ def test_fallbacks_for_unknown_tools_and_messages():
 
 def test_summaries_collapse_unless_expanded():
     message = CompactionSummaryMessage(
-        summary="\n".join(f"point {i}" for i in range(10)), tokens_before=45000
+        # summaries are Markdown: one list item a line (plain lines would join into a paragraph)
+        summary="\n".join(f"- point {i}" for i in range(10)),
+        tokens_before=45000,
     )
     short = strip_ansi(messages.render_compaction_summary(message, rc()))
     assert "Compacted 45,000 tokens" in short.split("\n")[0]

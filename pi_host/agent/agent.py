@@ -317,6 +317,9 @@ class Agent:
                     break
                 prompts = list(again)
             if self.before_idle is not None:
+                # the run is over: settle handlers see no signal (nothing left to abort), which
+                # is how they tell they run at the end, not inside a turn
+                self._controller = None
                 await _maybe(self.before_idle(controller.signal.aborted))
         finally:
             self._controller = None

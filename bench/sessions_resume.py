@@ -33,11 +33,11 @@ from vs_pi import resume_case  # noqa: E402
 
 
 def store_only(source: str, runs: int) -> dict[str, list[float]]:
-    from pi_session_jsonl import jsonl
+    from pi_session_jsonl import reading
     from pi_session_jsonl.store import JsonlStore
 
     times: dict[str, list[float]] = {"total": [], "read": [], "check + tree": [], "context": []}
-    real_read = jsonl.read_fd
+    real_read = reading.read_session  # the store imports it when it opens a file
     read_took: list[float] = []
 
     def timed_read(*args, **kwargs):
@@ -47,7 +47,7 @@ def store_only(source: str, runs: int) -> dict[str, list[float]]:
         finally:
             read_took.append(time.perf_counter() - started)
 
-    jsonl.read_fd = timed_read
+    reading.read_session = timed_read
     try:
         for _ in range(runs):
             started = time.perf_counter()
@@ -65,7 +65,7 @@ def store_only(source: str, runs: int) -> dict[str, list[float]]:
             gc.unfreeze()
             gc.collect()
     finally:
-        jsonl.read_fd = real_read
+        reading.read_session = real_read
     return times
 
 

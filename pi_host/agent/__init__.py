@@ -36,6 +36,8 @@ _EXPORTS = {
     "AgentBusyError": "pi_host.agent.agent",
     "AgentState": "pi_host.agent.agent",
     "BudgetExceeded": "pi_host.agent.agent",
+    "Budget": "pi_host.agent.budget",
+    "Limits": "pi_host.agent.budget",
     "Listener": "pi_host.agent.agent",
     "FunctionTool": "pi_host.agent.tools",
     "define_tool": "pi_host.agent.tools",

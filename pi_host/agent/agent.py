@@ -16,6 +16,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
+from pi_host.agent.budget import Budget, projection
 from pi_host.agent.declare import declare
 from pi_host.agent.queues import PromptQueues
 from pi_host.loop.convert import convert_to_llm as default_convert_to_llm
@@ -113,6 +114,10 @@ class Agent:
     Budgets: ``max_turns`` ends a run after that many turns; ``max_cost`` (USD, over the agent's
     life) ends the run whose turn reaches it and refuses new runs. Either emits
     ``{"type": "budget_exceeded", "budget": "turns" | "cost", "limit", "spent"}`` first.
+    ``budget`` (a :class:`pi_host.agent.budget.Budget`, possibly inside a parent's) is checked
+    before every request, the first of a run included: a request that would cross one of its
+    limits is not sent; the run ends with ``budget_exceeded`` (``budget`` also ``tokens`` or
+    ``time``, plus ``scope``) and ``budget_stop`` says why.
 
     For hosts that drive the agent (the coding agent's session): ``declare_tool_changes``,
     ``prepare_next_turn``, ``after_run(new_messages, signal)`` (return messages to run again, ``[]``
@@ -144,6 +149,7 @@ class Agent:
         tool_context: ToolContext | None = None,
         max_turns: int | None = None,
         max_cost: float | None = None,
+        budget: Budget | None = None,
         store: Any = None,
         declare_tool_changes: Hook | None = None,
         prepare_next_turn: Hook | None = None,
@@ -174,6 +180,9 @@ class Agent:
         self.tool_context = tool_context
         self.max_turns = max_turns
         self.max_cost = max_cost
+        self.budget = budget
+        self.budget_stop: dict[str, Any] | None = None
+        """Why the last run stopped on a budget (the ``budget_exceeded`` event), else None."""
         self.store = store
         self.declare_tool_changes = declare_tool_changes
         self.prepare_next_turn = prepare_next_turn
@@ -305,8 +314,13 @@ class Agent:
 
     async def _run(self, prompts: list[Any], controller: AbortController) -> None:
         self._turns = 0
+        self.budget_stop = None
         try:
             while True:
+                if await self._refuse_request():  # the run's first request would cross a budget
+                    await self._emit({"type": "agent_start"})
+                    await self._emit({"type": "agent_end", "messages": []})
+                    break
                 new_messages = await AgentLoop(
                     self._loop_config(controller.signal), self.state.messages, self._emit
                 ).run(prompts)
@@ -389,11 +403,32 @@ class Agent:
         elif self.max_cost is not None and self.state.total_cost >= self.max_cost:
             budget = ("cost", self.max_cost, self.state.total_cost)
         if budget is None:
+            more = (
+                turn.get("toolResults")
+                or (isinstance(decision, dict) and decision.get("action") == "continue")
+                or bool(self.queues)
+            )
+            # the next request (tool results to answer, one asked for, queued input) must fit the
+            # budget; a run that ends here anyway is left to end by itself
+            if more and await self._refuse_request():
+                return {"action": "end"}
             return decision
         kind, limit, spent = budget
         self.state.error_message = f"Budget reached: {kind} {spent} of {limit}"
         await self._emit({"type": "budget_exceeded", "budget": kind, "limit": limit, "spent": spent})
         return {"action": "end"}
+
+    async def _refuse_request(self) -> bool:
+        """Whether ``budget`` refuses the next request (then ``budget_exceeded`` is emitted)."""
+        if self.budget is None:
+            return False
+        found = self.budget.check(*projection(self.state.messages, self.state.model))
+        if found is None:
+            return False
+        self.budget_stop = found
+        self.state.error_message = f"Budget reached: {found['budget']} {found['spent']} of {found['limit']}"
+        await self._emit({"type": "budget_exceeded", **found})
+        return True
 
     async def _emit(self, event: dict[str, Any]) -> None:
         state = self.state
@@ -409,6 +444,8 @@ class Agent:
             state.streaming_message = None
             if getattr(message, "role", None) == "assistant":
                 state.total_cost += float(message.usage.cost.total or 0)
+                if self.budget is not None:
+                    self.budget.charge(message.usage)
                 if message.stop_reason in ("error", "aborted"):
                     state.error_message = message.error_message or message.stop_reason
             if self.store is not None:

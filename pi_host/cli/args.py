@@ -16,7 +16,8 @@ from pi_host.plugins.registrations import CliFlag
 
 VALUE_OPTIONS = frozenset(
     "--provider --model --api-key --thinking --models --mode --session --session-id --fork --session-dir "
-    "--name -n --tools -t --exclude-tools -xt --extension -e".split()
+    "--name -n --tools -t --exclude-tools -xt --extension -e "
+    "--max-turns --max-cost --max-tokens --max-time".split()
 )
 """Host options followed by a value (the value is not a positional argument)."""
 

@@ -77,6 +77,10 @@ def build_app(result: Any, plugin_flags: list[CliFlag]) -> typer.Typer:
         no_mcp: bool = typer.Option(False, "--no-mcp", help="Do not connect MCP servers in this run."),
         version: bool = typer.Option(False, "--version", "-v", help="Show the version number."),
         verbose: bool = typer.Option(False, "--verbose", help="More diagnostics on stderr."),
+        max_turns: str = typer.Option(None, "--max-turns", help="Stop before a request past N turns."),
+        max_cost: str = typer.Option(None, "--max-cost", help="Stop before a request that would cross USD."),
+        max_tokens: str = typer.Option(None, "--max-tokens", help="Stop before a request past N tokens."),
+        max_time: str = typer.Option(None, "--max-time", help="Stop requesting after 90, 90s, 5m, 1h."),
     ) -> None:
         values = dict(locals())
         values.pop("ctx")

@@ -41,6 +41,10 @@ class RunArgs:
     no_mcp: bool = False
     version: bool = False
     verbose: bool = False
+    max_turns: str | None = None
+    max_cost: str | None = None
+    max_tokens: str | None = None
+    max_time: str | None = None
     messages: list[str] = field(default_factory=list)
 
 
@@ -88,6 +92,10 @@ OPTIONS: dict[str, tuple[str, str]] = {
     "--version": ("version", "flag"),
     "-v": ("version", "flag"),
     "--verbose": ("verbose", "flag"),
+    "--max-turns": ("max_turns", "value"),
+    "--max-cost": ("max_cost", "value"),
+    "--max-tokens": ("max_tokens", "value"),
+    "--max-time": ("max_time", "value"),
 }
 """Every host option: the ``RunArgs`` field it sets and whether it is a flag, takes a value, or
 repeats (a list)."""

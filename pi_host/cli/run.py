@@ -199,7 +199,12 @@ async def _run(
         reloaded = load_plugins(loaded.request)
         return reloaded.host, reloaded.trust.trusted
 
+    limits = _limits(args)
+    if isinstance(limits, str):
+        _stderr(limits)
+        return 1
     base = SessionOptions(
+        limits=limits,
         cwd=cwd,
         model=model,
         provider=args.provider,
@@ -261,6 +266,28 @@ def _settings_session_dir(settings: dict[str, Any], cwd: str) -> str | None:
     if not isinstance(value, str) or not value:
         return None
     return os.path.join(cwd, os.path.expanduser(value))
+
+
+def _limits(args: Any) -> Any:
+    """``--max-turns`` / ``--max-cost`` / ``--max-tokens`` / ``--max-time`` (None: none given;
+    a string: the error to print)."""
+    given = (args.max_turns, args.max_cost, args.max_tokens, args.max_time)
+    if all(value is None for value in given):
+        return None
+    from pi_host.agent.budget import Limits, parse_duration
+
+    try:
+        turns = int(args.max_turns) if args.max_turns is not None else None
+        cost = float(args.max_cost) if args.max_cost is not None else None
+        tokens = int(float(args.max_tokens)) if args.max_tokens is not None else None
+    except ValueError as exc:
+        return f"Error: a budget option needs a number ({exc})"
+    seconds = parse_duration(args.max_time) if args.max_time is not None else None
+    if args.max_time is not None and seconds is None:
+        return f"Error: --max-time {args.max_time!r}: give seconds, or 90s, 5m, 1h"
+    if any(value is not None and value < 0 for value in (turns, cost, tokens)):
+        return "Error: budgets cannot be negative"
+    return Limits(turns=turns, cost=cost, tokens=tokens, time_s=seconds)
 
 
 def _tool_selection(args: Any) -> Any:

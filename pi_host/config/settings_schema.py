@@ -97,6 +97,16 @@ class WarningsSection(_Open):
     anthropicExtraUsage: bool | None = None
 
 
+class BudgetsSection(_Open):
+    """Caps checked before each provider request (``--max-turns`` and friends win over these)."""
+
+    maxTurns: NonNegInt | None = None
+    maxCost: float | None = None
+    maxTokens: NonNegInt | None = None
+    maxTime: float | str | None = None
+    """Seconds, or ``"90s"``, ``"5m"``, ``"1h"``."""
+
+
 Disableable = NonNegInt | Literal["disabled"]
 """Milliseconds, with ``0`` or ``"disabled"`` for no limit."""
 
@@ -134,6 +144,7 @@ class Settings(_Open):
     shellCommandPrefix: str | None = None
     selfUpdateCommand: list[str] | None = None
     # pi-host's own keys (pi keeps unknown keys, so they survive pi writing the file)
+    budgets: BudgetsSection | None = None
     shellOutputLogMaxBytes: NonNegInt | None = None
     """Cap of the bash tool's full-output log file (0: no cap)."""
     shellScrubProviderKeys: bool | None = None

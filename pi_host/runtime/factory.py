@@ -79,6 +79,12 @@ class SessionOptions:
     control: Any = None
     """The mode's :class:`pi_host.runtime.switching.SessionControl` (``ctx.new_session``...)."""
     warn: Callable[[str], None] | None = None
+    limits: Any = None
+    """Budget limits (a :class:`pi_host.agent.budget.Limits`; ``--max-turns``...), over the
+    ``budgets`` setting."""
+    parent_budget: Any = None
+    """The enclosing budget (a sub-agent's parent, a batch): this session's spending counts there."""
+    budget_scope: str = "session"
 
 
 def open_store(host: PluginHost, settings: dict[str, Any], options: StoreOptions) -> SessionStore:
@@ -153,6 +159,9 @@ async def build_session(options: SessionOptions) -> AgentSession:
         host, registry, store, config, context=ExtensionApi, compactor=Compactor, ui=options.ui,
         control=options.control,
     )  # fmt: skip
+    from pi_host.runtime.budgets import attach_budget, limits_for
+
+    attach_budget(session, limits_for(options.limits, settings), options.parent_budget, options.budget_scope)
     await session.start(options.start_reason, options.previous_session_file)
     return session
 

@@ -107,3 +107,7 @@ class TreeSessionStore(SessionStore, Protocol):
 
     def clone(self) -> None:
         """Continue in a new file holding the active branch."""
+
+    def custom_entries(self, custom_type: str, branch: bool = True) -> list[Any]:
+        """The ``data`` of the ``custom`` entries of ``custom_type``, oldest first, on the active
+        branch (every branch when not ``branch``), without decoding any message."""

@@ -125,6 +125,9 @@ class ExtensionApi(ExtensionContext):
     def get_custom_entries(self, custom_type: str, *, branch: bool = True) -> list[Any]:
         """The ``data`` of this plugin's ``custom`` entries of ``custom_type``, oldest first (of
         the current branch unless ``branch=False``)."""
+        store = self._session.store
+        if isinstance(store, TreeSessionStore):  # reads the tree's index, decodes no message
+            return store.custom_entries(custom_type, branch)
         entries = self.get_branch() if branch else self.get_entries()
         return [
             e.get("data") for e in entries if e["type"] == "custom" and e.get("customType") == custom_type

@@ -1,11 +1,12 @@
 """pi-subagent: a ``subagent`` tool that hands a self-contained task to a second, separate session.
 
-The sub-agent is a session of its own (``pi_host.create_session``): the same model and plugins,
-the tools the call names (by default the parent's active tools, never ``subagent`` itself), an
-in-memory store (``--no-session``: nothing is written into the parent's session or any file) and
-its own system prompt (the usual one plus a sub-agent section). Its final answer is the tool's
-result; its usage is in ``details`` and the result's ``usage``. Aborting the parent aborts it,
-and its progress streams as tool updates.
+The sub-agent is started with ``ctx.spawn``: a child session with the same model and plugins,
+the tools the call names (by default the parent's active tools, never ``subagent`` itself), a
+session file of its own linked to the parent's (none when the parent keeps none; nothing of it
+is written into the parent's conversation) and its own system prompt (the usual one plus a
+sub-agent section). Its final answer is the tool's result; its usage is in ``details`` and the
+result's ``usage`` (and in the parent's budget). Aborting the parent aborts it, and its progress
+streams as tool updates.
 
 The work is in :mod:`pi_subagent.runner` (imported on the first call).
 """
@@ -52,7 +53,7 @@ class SubagentTool(Tool):
         parent = _contexts.get(ctx.session_id)
         if parent is None:
             raise RuntimeError("pi-subagent: no session is open")
-        return await runner.run(parent, args["task"], args.get("tools"), signal, on_update)
+        return await runner.run(parent, args["task"], args.get("tools"), signal, on_update, tool_call_id)
 
 
 @hookimpl
@@ -68,13 +69,3 @@ def on_session_start(event, ctx):
 @hookimpl
 def on_session_shutdown(event, ctx):
     _contexts.pop(ctx.session.session_id, None)
-
-
-@hookimpl
-def on_before_agent_start(event, ctx):
-    from . import runner
-
-    extra = runner.system_prompt_addition(ctx)
-    if extra is not None:
-        return {"systemPrompt": f"{event['systemPrompt']}\n\n{extra}"}
-    return None

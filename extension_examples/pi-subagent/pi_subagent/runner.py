@@ -7,7 +7,6 @@ import inspect
 import time
 from typing import Any
 
-import pi_host
 from pi_host import ToolError, ToolResult
 from pi_host.protocol import TextContent, Usage
 
@@ -23,23 +22,19 @@ paths)."""
 UPDATE_INTERVAL_S = 0.1
 """Streamed text is sent as a tool update at most this often."""
 
-_sub_sessions: dict[int, str] = {}
-"""id(session) of running sub-agents -> their system prompt addition."""
-
-
-def system_prompt_addition(ctx: Any) -> str | None:
-    return _sub_sessions.get(id(ctx.session))
+NESTING = (TOOL_NAME, "task")
+"""Tools that start sub-agents (this one, the built-in ``task``): never given to a sub-agent."""
 
 
 def _tools(parent: Any, wanted: list[str] | None) -> list[str]:
     if wanted is None:
-        return [name for name in parent.get_active_tools() if name != TOOL_NAME]
-    if TOOL_NAME in wanted:
+        return [name for name in parent.get_active_tools() if name not in NESTING]
+    if any(name in NESTING for name in wanted):
         raise ToolError("a sub-agent cannot start sub-agents: leave subagent out of tools")
     known = [tool["name"] for tool in parent.get_all_tools()]
     unknown = [name for name in wanted if name not in known]
     if unknown:
-        available = ", ".join(name for name in known if name != TOOL_NAME)
+        available = ", ".join(name for name in known if name not in NESTING)
         raise ToolError(f"unknown tools: {', '.join(unknown)} (available: {available})")
     return list(dict.fromkeys(wanted))
 
@@ -112,48 +107,40 @@ def _brief(args: Any, width: int = 80) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-async def run(parent: Any, task: str, tools: list[str] | None, signal: Any, on_update: Any) -> ToolResult:
-    """Run ``task`` in a new session; its final answer as the result."""
+async def run(
+    parent: Any,
+    task: str,
+    tools: list[str] | None,
+    signal: Any,
+    on_update: Any,
+    tool_call_id: str | None = None,
+) -> ToolResult:
+    """Run ``task`` in a sub-agent (``ctx.spawn``: a child session of the parent's); its final
+    answer as the result."""
     if not task or not task.strip():
         raise ToolError("task is empty")
     names = _tools(parent, tools)
     if signal is not None and signal.aborted:
         raise ToolError("Sub-agent aborted before it started")
-    session = parent.session
-    options = pi_host.SessionOptions(
-        cwd=parent.cwd,
-        model=parent.model,
-        thinking_level=parent.thinking_level,
-        tools=names,
-        host=session.host,  # the plugins already loaded (and the trust already decided)
-        project_trusted=parent.is_project_trusted(),
-        registry=session.registry,  # the same models and keys
-        settings=parent.settings,
-        store_options={"no_session": True},  # in memory: nothing reaches the parent's file
-        mode="subagent",
-        has_ui=False,
-    )
     progress = Progress(on_update, names)
-    sub = await pi_host.create_session(options)
-    _sub_sessions[id(sub)] = SYSTEM_PROMPT
-    unsubscribe = sub.subscribe(progress)
-    remove = signal.add_listener(sub.request_abort) if signal is not None else None
     try:
-        await sub.prompt(task, source="extension", expand=False)
+        result = await parent.spawn(
+            task,
+            tools=names,
+            append_system=SYSTEM_PROMPT,
+            signal=signal,
+            tool_call_id=tool_call_id,
+            on_event=progress,
+        )
     finally:
-        if remove is not None:
-            remove()
-        unsubscribe()
         await progress.drain()
-        _sub_sessions.pop(id(sub), None)
-        await sub.close()
-    final = sub.last_assistant()
-    details = progress.details(sub.model)
-    if signal is not None and signal.aborted:
+    details = progress.details(parent.model)
+    details["session"] = {"id": result.session_id, "file": result.session_file}
+    if result.stop_reason == "aborted":
         raise ToolError("\n".join(["Sub-agent aborted", *progress.steps, progress.text]).strip())
-    if final is None:
+    if result.error:
+        raise ToolError(f"the sub-agent failed: {result.error}")
+    if not result.text and result.stop_reason is None:
         raise ToolError("the sub-agent gave no answer")
-    if final.stop_reason == "error":
-        raise ToolError(f"the sub-agent failed: {final.error_message or 'unknown error'}")
-    answer = final.text().strip() or "(the sub-agent gave an empty answer)"
+    answer = result.text or "(the sub-agent gave an empty answer)"
     return ToolResult(content=[TextContent(text=answer)], details=details, usage=progress.usage)

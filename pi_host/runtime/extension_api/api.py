@@ -421,6 +421,29 @@ class ExtensionApi(ExtensionContext):
         return await create_subsession(self, **options)
 
 
+    async def spawn(
+        self,
+        prompt: str,
+        *,
+        tools: list[str] | None = None,
+        model: Any = None,
+        system: str | None = None,
+        max_turns: int | None = None,
+        budget: Any = None,
+        **options: Any,
+    ) -> Any:
+        """Run ``prompt`` in a sub-agent: a child session with its own context and session file
+        (linked to this one), its budget inside this session's, cancelled with this session's
+        run; returns a :class:`pi_host.runtime.subagents.SubagentResult` (``text``,
+        ``stop_reason``, ``usage``, ``session_file``...). ``budget``: ``{"cost": 0.5,
+        "tokens": ..., "time": "5m"}``. Await several with ``asyncio.gather`` to run them at once."""
+        from pi_host.runtime.subagents import spawn
+
+        return await spawn(
+            self, prompt, tools=tools, model=model, system=system, max_turns=max_turns, budget=budget, **options
+        )
+
+
 async def _call(callback: Callable[..., Any], *args: Any) -> None:
     result = callback(*args)
     if inspect.isawaitable(result):

@@ -1,13 +1,11 @@
-"""The session layer: input pipeline, queues, plugin events and persistence around the loop
-(reference §4).
+"""The session layer: input pipeline, queues, plugin events and persistence around the loop.
 
 :class:`AgentSession` turns a prompt into one or more runs of its :class:`pi_host.agent.Agent`
 (the agent library's, over the kernel's loop), maps the loop's callbacks onto plugin events
 (:mod:`pi_host.session.bridge`), persists every finished message to the store and ends each
-prompt with ``agent_settled``. Listeners
-(:meth:`AgentSession.subscribe`) receive every session event; modes render them. What the session
-drives but does not implement is handed to it: the store, the model catalog and (optionally) the
-compaction driver.
+prompt with ``agent_settled``. Listeners (:meth:`AgentSession.subscribe`) receive every session
+event; modes render them. What the session drives but does not implement is handed to it: the
+store, the model catalog and (optionally) the compaction driver.
 """
 
 from __future__ import annotations
@@ -34,6 +32,7 @@ from pi_host.session.context import ExtensionContext
 from pi_host.session.errors import SessionError
 from pi_host.session.parts import registered_parts, select_tools
 from pi_host.session.retry import AutoRetry
+from pi_host.session.saving import MessageSaver
 from pi_host.session.store import SessionStore, TreeSessionStore
 from pi_host.session.system_prompt import SystemPromptDeclarer
 from pi_host.session.ui import UI, HeadlessUI
@@ -93,8 +92,8 @@ class AgentSession:
         self.ui: UI = ui if ui is not None else HeadlessUI()
         """The mode's user interface (plugins reach it as ``ctx.ui``); headless by default."""
         self.control = control
-        """How the mode lets plugins replace this session (``ctx.new_session``, ``ctx.fork``...):
-        a :class:`pi_host.runtime.switching.SessionControl`, None where it cannot (print, JSON)."""
+        """How plugins replace this session (a :class:`pi_host.runtime.switching.SessionControl`)."""
+        self._saver = MessageSaver(lambda: self.store, self.warn)
         self.tool_context = ToolContext(
             cwd=config.cwd,
             settings=config.settings,
@@ -268,8 +267,7 @@ class AgentSession:
         await self.agent.wait_for_idle()
 
     def last_assistant(self) -> AssistantMessage | None:
-        """The last assistant message this session produced (what print mode prints), even when
-        compaction or a context edit has since taken it out of the model's context."""
+        """The last assistant message produced (what print mode prints), even one compacted away."""
         if self._last_response is not None:
             return self._last_response
         return next((m for m in reversed(self.messages) if getattr(m, "role", None) == "assistant"), None)
@@ -566,8 +564,7 @@ class AgentSession:
                 message = event["message"] = hook_event["message"]
         if getattr(message, "role", None) == "assistant":
             self._last_response = message
-        stored = self.store.append({"type": "message", "message": message.to_json()})
-        entry_id = stored.get("id") if isinstance(stored, dict) else None
+        entry_id = self._saver.save(message)
         self._last_entry = (message, entry_id)
         if entry_id is not None:
             self.entry_ids[id(message)] = entry_id

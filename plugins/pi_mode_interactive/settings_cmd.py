@@ -154,6 +154,7 @@ def _apply_now(ui: InteractiveApp, changes: dict[str, Any]) -> None:
     for key, attribute in (("steeringMode", "steering_mode"), ("followUpMode", "follow_up_mode")):
         if key in changes and hasattr(config, attribute):
             setattr(config, attribute, changes[key])
+            setattr(ui.session.agent, attribute, changes[key])  # read at each poll of a run
 
 
 async def trust(ui: InteractiveApp, args: str = "") -> None:

@@ -215,14 +215,15 @@ def _save_setting(dotted: str, value: Any) -> None:
 
 @command("set_steering_mode")
 async def _set_steering_mode(server: Any, record: dict[str, Any]) -> Any:
-    server.session.config.steering_mode = mode = _mode(record)
+    # the agent reads its own copy at each poll: a change mid-run counts from the next poll, as pi
+    server.session.config.steering_mode = server.session.agent.steering_mode = mode = _mode(record)
     _save_setting("steeringMode", mode)
     return NO_DATA
 
 
 @command("set_follow_up_mode")
 async def _set_follow_up_mode(server: Any, record: dict[str, Any]) -> Any:
-    server.session.config.follow_up_mode = mode = _mode(record)
+    server.session.config.follow_up_mode = server.session.agent.follow_up_mode = mode = _mode(record)
     _save_setting("followUpMode", mode)
     return NO_DATA
 

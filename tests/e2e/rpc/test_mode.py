@@ -234,6 +234,25 @@ def test_prompts_while_streaming_queue_abort_and_clear(work):
         assert rpc.close() == 0
 
 
+def test_a_steering_mode_set_mid_run_counts_from_the_next_poll(work):
+    """As pi: ``set_steering_mode`` while a run streams changes how the queue is taken at the
+    next poll (both queued messages go together), not only from the next prompt."""
+    slow = {"text": "x " * 50, "delayMs": 20, "chunkSize": 2}
+    rpc = Rpc(work, [slow, {"text": "both seen"}, {"text": "one more turn"}])
+    try:
+        rpc.ok({"type": "prompt", "message": "go"})
+        rpc.until(lambda r: r.get("type") == "message_update")
+        rpc.ok({"type": "steer", "message": "first"})
+        rpc.ok({"type": "steer", "message": "second"})
+        assert rpc.ok({"type": "set_steering_mode", "mode": "all"}) is None
+        rpc.until(lambda r: r.get("type") == "agent_settled", timeout=30)
+        messages = rpc.ok({"type": "get_messages"})["messages"]
+        roles = [m["role"] for m in messages if m["role"] != "system"]
+        assert roles == ["user", "assistant", "user", "user", "assistant"], roles
+    finally:
+        assert rpc.close() == 0
+
+
 def test_bash_streams_updates_and_reaches_the_next_prompt(work):
     import pi_provider_faux  # noqa: F401 (the provider records nothing across processes: check the file)
 

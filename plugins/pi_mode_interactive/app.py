@@ -16,22 +16,6 @@ from typing import Any
 
 from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.filters import Condition
-from prompt_toolkit.formatted_text import ANSI
-from prompt_toolkit.layout import (
-    BufferControl,
-    ConditionalContainer,
-    DynamicContainer,
-    Float,
-    FloatContainer,
-    FormattedTextControl,
-    HSplit,
-    Layout,
-    Window,
-)
-from prompt_toolkit.layout.dimension import Dimension
-from prompt_toolkit.layout.menus import CompletionsMenu
-from prompt_toolkit.widgets import SearchToolbar
 
 from pi_host.lib.render import (
     FooterInfo,
@@ -41,13 +25,14 @@ from pi_host.lib.render import (
     safe_for_terminal,
 )
 from pi_mode_interactive import bindings as keymap
+from pi_mode_interactive import session_events, startup_header, theming
 from pi_mode_interactive.dialogs import Dialog, InteractiveUI
 from pi_mode_interactive.feed import SessionFeed
 from pi_mode_interactive.footer import SessionTotals
+from pi_mode_interactive.screen import build_application
 from pi_mode_interactive.slash import UnknownGuard
 from pi_mode_interactive.transcript import Item, Renderers, Transcript
 
-SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 REFRESH_S = 0.05
 """How often streamed output is re-rendered at most (keys are drawn at once regardless)."""
 EXIT_CONFIRM_S = 1.0
@@ -55,49 +40,11 @@ DOUBLE_ESCAPE_S = 0.5
 """A second Ctrl+C within this time exits."""
 
 
-class PiApplication(Application):
-    def cpr_not_supported_callback(self) -> None:
-        """A terminal that does not answer cursor-position requests: carry on without them
-        (prompt-toolkit then assumes the screen below is free) instead of printing a warning."""
-
-
 def _collect_garbage_again() -> None:
     import gc
 
     gc.freeze()  # start-up's objects live as long as the process: keep them out of every scan
     gc.enable()
-
-
-class _ParsedAnsi:
-    """ANSI text for a control, parsed again only when the text changed (prompt-toolkit asks for
-    it on every redraw, that is on every key). The parser yields one fragment per character; runs
-    of one style are merged, which makes each redraw's line splitting many times cheaper."""
-
-    def __init__(self, text: Any) -> None:
-        self.text, self._last, self._parsed = text, None, []
-
-    def __call__(self) -> Any:
-        text = self.text()
-        if text != self._last:
-            # what plugins draw here (footer, widgets, queued text) keeps only its styles: the
-            # parser would hand text between \x01 and \x02 to the terminal as it is
-            safe = "\n".join(safe_for_terminal(line) for line in text.split("\n"))
-            self._last, self._parsed = text, _merged(ANSI(safe).__pt_formatted_text__())
-        return self._parsed
-
-
-def _merged(fragments: Any) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    style, run = None, []
-    for fragment in fragments:
-        if fragment[0] != style or "[ZeroWidthEscape]" in fragment[0]:
-            if run:
-                out.append((style, "".join(run)))
-            style, run = fragment[0], []
-        run.append(fragment[1])
-    if run:
-        out.append((style, "".join(run)))
-    return out
 
 
 class InteractiveApp:
@@ -111,11 +58,7 @@ class InteractiveApp:
         self.cwd = self.session.config.cwd
         self.agent_dir = agent_dir()
         settings = self.session.config.settings or {}
-        self.theme, self._theme_problems = self._load_theme(self._flag("use-theme") or settings.get("theme"))
-        if self._flag("tui-mode") not in (None, "", "regular"):
-            self._theme_problems.append(
-                f"--tui-mode {self._flag('tui-mode')}: pi-host draws the regular (inline) layout only"
-            )
+        self.theme, self.theme_problems = theming.startup_theme(self.session, self.agent_dir, self.cwd)
         self.renderers = Renderers(self.session.host, lambda line: self.notice(line, "error"))
         self.transcript = Transcript()
         self.transcript.show_thinking = settings.get("hideThinkingBlock") is not True
@@ -136,7 +79,7 @@ class InteractiveApp:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.user_bash_controllers: set[Any] = set()
         self._footer_key: Any = None
-        self._footer_generation = 0
+        self.footer_generation = 0
         self.compactions_ended = 0
         self._totals = SessionTotals()
         self._models: Any = None
@@ -151,7 +94,7 @@ class InteractiveApp:
         self._dirty_working = asyncio.Event()
         self._last_ctrl_c = 0.0
         self._last_escape = 0.0
-        self._started = time.monotonic()
+        self.started = time.monotonic()
         self._unsubscribe = self.session.subscribe(self._on_event)
         self.editor = self._make_editor()
         self.app = self._make_application()
@@ -174,83 +117,14 @@ class InteractiveApp:
         )
 
     def _make_application(self) -> Application:
-        bindings, problems = keymap.build(self)
-        for line in problems:
-            self.notice(f"keybindings.json: {line}", "warning")
-        for line in self.shortcut_problems:
-            self.notice(line, "warning")
-        is_working = Condition(lambda: self.working)
-        has_dialog = Condition(lambda: bool(self.dialogs))
-        search = SearchToolbar(vi_mode=False)
-        editor = Window(
-            BufferControl(
-                self.editor, input_processors=self.parts.processors, search_buffer_control=search.control
-            ),
-            height=Dimension(min=1, max=12),
-            dont_extend_height=True,
-            wrap_lines=True,
-            get_line_prefix=lambda line, wrap: ANSI(
-                self._paint("accent", "› ") if line == 0 and not wrap else "  "
-            ),
-        )
-        self.editor_window = editor
-
-        def shown(text: Any) -> Any:  # a part of the bottom area, taking no row when empty
-            parsed = _ParsedAnsi(text)
-            return ConditionalContainer(
-                Window(FormattedTextControl(parsed), dont_extend_height=True),
-                filter=Condition(lambda: bool(text())),
-            )
-
-        rule = Window(height=1, char="─", style="fg:ansibrightblack")
-        body = HSplit(
-            [
-                shown(lambda: "\n".join(self._visible_live())),
-                ConditionalContainer(
-                    Window(FormattedTextControl(self._working_line), height=1), filter=is_working
-                ),
-                shown(self._queue_text),
-                shown(lambda: self._widget_text("above")),
-                ConditionalContainer(DynamicContainer(self._dialog_container), filter=has_dialog),
-                rule,
-                editor,
-                search,
-                rule,
-                shown(lambda: self._widget_text("below")),
-                shown(lambda: self._paint("muted", self.hint) if self.hint else ""),
-                Window(FormattedTextControl(_ParsedAnsi(self._footer_text)), dont_extend_height=True),
-            ]
-        )
-        root = FloatContainer(
-            body,
-            floats=[
-                Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=10, scroll_offset=1))
-            ],
-        )
-        app = PiApplication(
-            layout=Layout(root, focused_element=editor),
-            key_bindings=bindings,
-            full_screen=False,
-            mouse_support=False,
-            erase_when_done=True,  # the editor and footer go; the conversation stays above
-            min_redraw_interval=0.0,
-            refresh_interval=None,
-        )
-        # Alt+key arrives as Escape and the key in one read; the parser waits ``ttimeoutlen``
-        # for the rest of a split sequence, then hands over a lone Escape. With prompt-toolkit's
-        # usual ``timeoutlen`` the key processor would then wait another 0.5 s in case an Alt
-        # binding follows (an Escape typed before a key is not Alt+key in pi either), so Escape
-        # alone is dispatched at once; two Escapes are told apart by time in ``abort``.
-        app.ttimeoutlen = 0.05
-        app.timeoutlen = 0.0
-        return app
+        return build_application(self)
 
     # --- running ---------------------------------------------------------------------------------
 
     async def run(self) -> int:
         from prompt_toolkit.patch_stdout import patch_stdout
 
-        self._show_history()
+        startup_header.show(self)
         self.spawn(self.load_context_commands())
         self.spawn(self._refresher())
         self.spawn(self._spinner())
@@ -279,7 +153,7 @@ class InteractiveApp:
 
         command = resume_command(self)
         if command and sys.stdout.isatty():  # as pi: a terminal user, not a script, gets it
-            self._write(self._paint("muted", "To resume this session:") + "\n" + safe_for_terminal(command))
+            self._write(self.paint("muted", "To resume this session:") + "\n" + safe_for_terminal(command))
 
     def _send_initial_prompts(self) -> None:
         for index, prompt in enumerate(self.request.prompts):
@@ -374,23 +248,18 @@ class InteractiveApp:
         else:
             self._write(text)
 
-    def _visible_live(self) -> list[str]:
-        rows = self.app.output.get_size().rows if self.app.is_running else 24
-        room = max(3, rows - 8 - self.editor.document.line_count)
-        return self.live_lines[-room:]
-
-    def _paint(self, name: str, text: str) -> str:
+    def paint(self, name: str, text: str) -> str:
         return self.theme.fg(name, text)
 
     @staticmethod
-    def _fit(text: str, rc: RenderContext) -> str:
+    def fit(text: str, rc: RenderContext) -> str:
         from pi_host.lib.render import wrap
 
         return "\n".join(line for part in text.split("\n") for line in wrap(part, rc.width) or [""])
 
     def notice(self, text: str, kind: str = "info") -> None:
         colour = kind if kind in ("error", "warning") else "muted"
-        self.transcript.add(Item(lambda rc, text=text: self._fit(self._paint(colour, text), rc), done=True))
+        self.transcript.add(Item(lambda rc, text=text: self.fit(self.paint(colour, text), rc), done=True))
         self.invalidate()
 
     def show_messages(self, limit: int = 200) -> None:
@@ -398,106 +267,19 @@ class InteractiveApp:
         self.feed.history(self.session.messages[-limit:])
         self.invalidate()
 
-    def _flag(self, name: str) -> Any:
-        return (getattr(self.session.config, "flags", None) or {}).get(name)
-
-    def _load_theme(self, name: Any) -> tuple[Any, list[str]]:
-        """``--no-themes``: the built-ins only; ``--theme <path>``: files searched first."""
-        from pi_host.lib.render.themes import load_theme
-
-        if self._flag("no-themes") and name not in (None, "system", "dark", "light"):
-            name = None  # a built-in name never reads a theme file
-        trusted = bool(getattr(self.session.config, "project_trusted", True))
-        paths = () if self._flag("no-themes") else tuple(self._flag("theme") or ())
-        return load_theme(name, agent_dir=self.agent_dir, cwd=self.cwd, project_trusted=trusted, paths=paths)
-
     def apply_theme(self, name: Any) -> None:
         """Draw with the theme ``name`` from now on (what is in the scrollback keeps its colours)."""
-        self.theme, problems = self._load_theme(name)
+        self.theme, problems = theming.load_theme_for(self.session, name, self.agent_dir, self.cwd)
         for line in problems:
             self.notice(line, "warning")
-        self.invalidate()
-
-    def _show_history(self) -> None:
-        self.show_messages()
-        for line in self._theme_problems:
-            self.notice(line, "warning")
-        quiet = (self.session.config.settings or {}).get("quietStartup")
-        if quiet is True:
-            return
-        version = getattr(sys.modules.get("pi_host"), "__version__", "")
-        model = self.session.model
-        hint = "esc interrupt · ctrl+c clear · ctrl+d exit · /hotkeys for keys"
-        title = self._paint("accent", f"pi-host {version}".strip())
-        label = "model: " + (model.key if model else "none (set one with --model)")
-        banner = f"{title} {self._paint('muted', hint)}"
-        if quiet != "header":  # "header" keeps the version and key hints only, as pi
-            banner += "\n" + self._paint("muted", label)
-        self.transcript.add(Item(lambda rc: self._fit(banner, rc), done=True))
         self.invalidate()
 
     # --- session events --------------------------------------------------------------------------
 
     def _on_event(self, event: dict[str, Any]) -> None:
-        if event.get("type") not in ("message_update", "tool_execution_update"):
-            # usage lands at message_end and entries move on compaction and /tree without the
-            # message count changing: the footer is computed again after any such event
-            self._footer_generation += 1
-        handler = getattr(self, f"_on_{event.get('type')}", None)
-        if self.feed.handle(event) or handler is not None:
-            if handler is not None:
-                handler(event)
-            self.invalidate()
-
-    def _on_queue_update(self, event: dict[str, Any]) -> None:
-        self.queued = (list(event.get("steering") or []), list(event.get("followUp") or []))
-
-    def _on_agent_start(self, event: dict[str, Any]) -> None:
-        self.working, self.status_line, self.working_hint = True, "Working…", "(esc to interrupt)"
-
-    def _on_agent_settled(self, event: dict[str, Any]) -> None:
-        self.working = False
-        self.feed.settle()
-
-    def _on_auto_retry_start(self, event: dict[str, Any]) -> None:
-        seconds = (event.get("delayMs") or 0) / 1000
-        self.notice(
-            f"Retrying ({event.get('attempt')}/{event.get('maxAttempts')}) in {seconds:g} s: {event.get('errorMessage', '')}",
-            "warning",
-        )
-
-    def _on_compaction_start(self, event: dict[str, Any]) -> None:
-        self.working, self.status_line = True, "Compacting…"
-
-    def _on_compaction_end(self, event: dict[str, Any]) -> None:
-        from pi_host.protocol.messages import CompactionSummaryMessage
-        from pi_mode_interactive.commands import compaction_error
-
-        self.compactions_ended += 1
-        self.working = self.session.is_streaming
-        result = event.get("result")
-        if isinstance(result, dict) and result.get("summary"):
-            summary = CompactionSummaryMessage(
-                summary=result["summary"], tokens_before=result.get("tokensBefore") or 0
-            )
-            self.feed.message_item(summary, done=True)
-        elif event.get("errorMessage"):
-            self.notice(compaction_error(event["errorMessage"]), "error")
-        elif event.get("aborted"):
-            self.notice("Compaction aborted", "warning")
-
-    def _on_session_info_changed(self, event: dict[str, Any]) -> None:
-        self.session_name = event.get("name")
+        session_events.handle(self, event)
 
     # --- bottom of the screen ----------------------------------------------------------------
-
-    def _working_line(self) -> Any:
-        frame = SPINNER[int((time.monotonic() - self._started) * 10) % len(SPINNER)]
-        return [
-            ("fg:ansicyan", f"{frame} "),
-            ("", self.status_line),
-            ("fg:ansibrightblack", f"  {self.working_hint}"),
-        ]
 
     async def _spinner(self) -> None:
         ticks = 0
@@ -511,28 +293,14 @@ class InteractiveApp:
             if self.feed.started and ticks % 5 == 0:  # a running tool's seconds so far
                 self._dirty.set()
 
-    def _queue_text(self) -> str:
-        steering, follow_up = self.queued
-        lines = [self._paint("muted", "Steering: ") + text.replace("\n", " ") for text in steering]
-        lines += [self._paint("muted", "Follow-up: ") + text.replace("\n", " ") for text in follow_up]
-        if lines:
-            lines.append(self._paint("muted", "↳ alt+up to edit all queued messages"))
-        return "\n".join(lines)
-
-    def _widget_text(self, side: str) -> str:
-        return "\n".join(line for lines in self.widgets[side].values() for line in lines)
-
-    def _dialog_container(self) -> Any:
-        return self.dialogs[-1].container if self.dialogs else Window(height=0)
-
     def footer_info(self) -> FooterInfo:
         from pi_mode_interactive.footer import footer_info
 
         return footer_info(self, self._totals)
 
-    def _footer_text(self) -> str:
+    def footer_text(self) -> str:
         """The footer, drawn again only when something it shows may have changed."""
-        key = (self._footer_generation, len(self.session.messages), self.session.model,
+        key = (self.footer_generation, len(self.session.messages), self.session.model,
                self.session.thinking_level, self.session_name, tuple(self.statuses.items()),
                self._width())  # fmt: skip
         if key != self._footer_key:

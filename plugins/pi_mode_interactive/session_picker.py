@@ -28,7 +28,6 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.buffer import Buffer
@@ -38,35 +37,30 @@ from prompt_toolkit.layout import BufferControl, FormattedTextControl, HSplit, W
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.processors import BeforeInput
 
-from pi_host.lib.render.ansi import truncate, visible_width
+from pi_mode_interactive import session_picker_view as view
 from pi_mode_interactive.dialogs import Dialog
-from pi_mode_interactive.editor.fuzzy import fuzzy_score
 from pi_mode_interactive.editor.keys import bindings_for, default_keys
+from pi_mode_interactive.session_picker_view import ACCENT, ERROR
 from pi_mode_interactive.session_rows import (
     Query,
-    _cut_left,
-    _home,
     _Keys,
     _text_has,
     delete_session_file,
-    format_age,
+    match_rank,
     parse_query,
+    unlisted_tokens,
 )
 
 if TYPE_CHECKING:
     from pi_mode_interactive.app import InteractiveApp
 
-LIST_ROWS = 10
 PREVIEW_MESSAGES = 4
-PREVIEW_LINES = 6
 SEARCH_DELAY_S = 0.15
 """Pause after the last key before the message text is searched."""
 REDRAW_EVERY_S = 0.25
 """How often rows still arriving (listing, text search) are drawn."""
 TOKEN_CACHE = 16
 """Text-search results kept, one token each."""
-
-ACCENT, MUTED, NAMED, ERROR = "fg:ansicyan", "fg:ansibrightblack", "fg:ansiyellow", "fg:ansired"
 
 
 class _Scope:
@@ -143,18 +137,18 @@ class SessionPicker(Dialog):
         self.input_window = Window(BufferControl(self.buffer, input_processors=[self._prompt]), height=1)
         self._container = HSplit(
             [
-                Window(FormattedTextControl(self._title_line), height=1),
-                Window(FormattedTextControl(self._hint_line), height=1),
+                Window(FormattedTextControl(lambda: view.title_line(self)), height=1),
+                Window(FormattedTextControl(lambda: view.hint_line(self)), height=1),
                 self.input_window,
                 Window(
-                    FormattedTextControl(self._list_lines),
-                    height=lambda: Dimension.exact(self._list_height()),
+                    FormattedTextControl(lambda: view.list_lines(self)),
+                    height=lambda: Dimension.exact(view.list_height(self)),
                     wrap_lines=False,
                 ),
-                Window(FormattedTextControl(self._status_line), height=1),
+                Window(FormattedTextControl(lambda: view.status_line(self)), height=1),
                 Window(
-                    FormattedTextControl(self._preview_lines),
-                    height=lambda: Dimension.exact(self._preview_height()),
+                    FormattedTextControl(lambda: view.preview_lines(self)),
+                    height=lambda: Dimension.exact(view.preview_height(self)),
                     wrap_lines=False,
                 ),
             ],
@@ -276,45 +270,6 @@ class SessionPicker(Dialog):
         self._refilter()
         self._schedule_search(SEARCH_DELAY_S)
 
-    def _match(self, row: Any, keys: _Keys, everywhere: bool, found: list[dict[str, bool]]) -> int | None:
-        """The row's rank for the query (lower is better), or None when it does not match (yet);
-        ``found``: the text-search results of each token."""
-        query = self.query
-        if query.regex is not None:
-            regex = query.regex
-            if keys.name and regex.search(getattr(row, "name", "") or ""):
-                return 0
-            fields = (getattr(row, "first_message", ""), str(getattr(row, "id", "")))
-            if any(regex.search(text or "") for text in fields):
-                return 1
-            return 1 if everywhere and regex.search(getattr(row, "cwd", "") or "") else None
-        score = 0
-        for token, hits in zip(query.tokens, found, strict=True):
-            if token in keys.name:
-                continue
-            if token in keys.first or token in keys.id or (everywhere and token in keys.cwd):
-                score += 1
-            elif hits and hits.get(row.path):
-                score += 1
-            elif (keys.name and fuzzy_score(token, keys.name) is not None) or (
-                everywhere and fuzzy_score(token, keys.cwd) is not None
-            ):
-                score += 2
-            else:
-                return None
-        return score
-
-    def _quick_tokens(self, keys: _Keys, everywhere: bool) -> list[str]:
-        """The query's tokens a row's listed fields do not hold (searched in its text)."""
-        return [
-            token
-            for token in self.query.tokens
-            if token not in keys.name
-            and token not in keys.first
-            and token not in keys.id
-            and not (everywhere and token in keys.cwd)
-        ]
-
     def _refilter(self) -> None:
         scope = self.scope
         everywhere = scope.name == "all"
@@ -330,9 +285,9 @@ class SessionPicker(Dialog):
         else:
             self.scores = {}
             found = [self.found.get(token, {}) for token in self.query.tokens]
-            keys_of, match = self.keys_of, self._match
+            keys_of, query = self.keys_of, self.query
             for row in rows:
-                score = match(row, keys_of[id(row)], everywhere, found)
+                score = match_rank(query, row, keys_of[id(row)], everywhere, found)
                 if score is not None:
                     self.scores[id(row)] = score
             shown = [row for row in rows if id(row) in self.scores]
@@ -383,7 +338,7 @@ class SessionPicker(Dialog):
             path = getattr(row, "path", "")
             tokens = [
                 token
-                for token in self._quick_tokens(self.keys_of[id(row)], everywhere)
+                for token in unlisted_tokens(self.query, self.keys_of[id(row)], everywhere)
                 if path not in self.found[token]
             ]
             if tokens:
@@ -443,8 +398,8 @@ class SessionPicker(Dialog):
 
         bind("tui.select.up", lambda: self._move(-1))
         bind("tui.select.down", lambda: self._move(1))
-        bind("tui.select.pageUp", lambda: self._move(-self._list_rows(), wrap=False))
-        bind("tui.select.pageDown", lambda: self._move(self._list_rows(), wrap=False))
+        bind("tui.select.pageUp", lambda: self._move(-view.list_rows(self), wrap=False))
+        bind("tui.select.pageDown", lambda: self._move(view.list_rows(self), wrap=False))
         bind("tui.select.confirm", self._confirm)
         bind("tui.select.cancel", self._cancel)
         bind("tui.input.tab", self._toggle_scope)
@@ -510,11 +465,11 @@ class SessionPicker(Dialog):
 
     # --- rename / delete ---------------------------------------------------------------------------
 
-    def _selected_row(self) -> Any:
+    def selected_row(self) -> Any:
         return self.shown[self.selected] if self.shown else None
 
     def _start_rename(self) -> None:
-        row = self._selected_row()
+        row = self.selected_row()
         if self.mode != "list" or row is None:
             return
         if not hasattr(row, "rename"):
@@ -553,7 +508,7 @@ class SessionPicker(Dialog):
         self._leave_rename((ACCENT, f"Renamed to {stored}" if stored else "Name cleared"))
 
     def _start_delete(self) -> None:
-        row = self._selected_row()
+        row = self.selected_row()
         if self.mode != "list" or row is None:
             return
         self.mode, self.selected_path, self.touched = "delete", row.path, True
@@ -579,7 +534,7 @@ class SessionPicker(Dialog):
     # --- drawing ---------------------------------------------------------------------------------
 
     def _refresh(self) -> None:
-        row = self._selected_row()
+        row = self.selected_row()
         if row is not None and row.path not in self.preview and hasattr(row, "last_messages"):
             self.preview[row.path] = None
             while len(self.preview) > 64:
@@ -598,146 +553,3 @@ class SessionPicker(Dialog):
         if path in self.preview:
             self.preview[path] = messages
             self.ui.app.invalidate()
-
-    def _size(self) -> tuple[int, int]:
-        try:
-            size = self.ui.app.output.get_size()
-            return max(20, size.columns - 1), size.rows
-        except Exception:
-            return 79, 24
-
-    def _room(self) -> int:
-        """Rows for the list and the preview: the screen less this dialog's four fixed lines and
-        the editor, its rules and the footer under it."""
-        return max(2, self._size()[1] - 10)
-
-    def _list_rows(self) -> int:
-        return max(1, min(LIST_ROWS, self._room() - 3))
-
-    def _list_height(self) -> int:
-        return max(1, min(self._list_rows(), len(self.shown)))
-
-    def _preview_height(self) -> int:
-        room = self._room() - self._list_height()
-        return 0 if room < 3 or not self.shown else min(PREVIEW_LINES, room)
-
-    def _title_line(self) -> Any:
-        scope = self.scope
-        title = (
-            "Resume a session (this project)"
-            if scope.name == "current"
-            else "Resume a session (all projects)"
-        )
-        if not scope.loaded:
-            progress = f"{scope.done}/{scope.total}" if scope.total is not None else "…"
-            right = [(ACCENT, f"Loading {progress}")]
-        elif scope.name == "current":
-            right = [(ACCENT, "◉ this project"), (MUTED, " | ○ all")]
-        else:
-            right = [(MUTED, "○ this project | "), (ACCENT, "◉ all")]
-        width = self._size()[0]
-        used = len(title) + sum(len(text) for _style, text in right)
-        return [("bold", title), ("", " " * max(2, width - used)), *right]
-
-    def _hint_line(self) -> Any:
-        parts = ["tab scope", f"ctrl+s sort ({self.sort})"]
-        parts.append("ctrl+n named" + (" (on)" if self.named_only else ""))
-        parts.append("ctrl+p path" + (" (on)" if self.show_path else ""))
-        if self.can_rename:
-            parts.append("ctrl+r rename")
-        parts += ["ctrl+d delete", '"phrase"', "re:regex"]
-        return [(MUTED, truncate(" · ".join(parts), self._size()[0]))]
-
-    def _list_lines(self) -> Any:
-        width = self._size()[0]
-        scope = self.scope
-        if not self.shown:
-            if scope.error:
-                text = f"  Cannot list sessions: {scope.error}"
-            elif self.query.error:
-                text = f"  {self.query.error}"
-            elif not scope.loaded:
-                text = "  Loading…"
-            elif not self.query.empty or self.named_only:
-                text = "  No matching sessions" + (
-                    " (searching the messages…)" if self.search_progress else ""
-                )
-            elif scope.name == "current":
-                text = "  No other session in this project. Press tab to see all projects."
-            else:
-                text = "  No sessions found"
-            return [(MUTED, truncate(text, width))]
-        count, rows = len(self.shown), self._list_rows()
-        start = max(0, min(self.selected - rows // 2, count - rows))
-        now = datetime.now(UTC)
-        fragments: list[tuple[str, str]] = []
-        for index in range(start, min(start + rows, count)):
-            row = self.shown[index]
-            keys = self.keys_of[id(row)]
-            selected = index == self.selected
-            right = f"{row.message_count} {format_age(row.modified, now)}"
-            places = []
-            if self.show_path:
-                places.append(_home(row.path))
-            if scope.name == "all" and getattr(row, "cwd", ""):
-                places.append(_home(row.cwd))
-            if places:  # cut from the left: a path's end tells most
-                room = max(8, width // 2 - len(right) - 2)
-                right = "  ".join(_cut_left(place, room // len(places)) for place in places) + "  " + right
-            room = max(10, width - 2 - visible_width(right) - 2)
-            title = truncate(keys.title or "(no messages)", room)
-            style = ERROR if self.mode == "delete" and selected else NAMED if keys.name else ""
-            if selected:
-                style = f"{style} bold".strip()
-            if fragments:
-                fragments.append(("", "\n"))
-            fragments.append((ACCENT, "› ") if selected else ("", "  "))
-            fragments.append((style, title))
-            fragments.append(("", " " * max(2, width - 2 - visible_width(title) - visible_width(right))))
-            fragments.append((ERROR if self.mode == "delete" and selected else MUTED, right))
-        return fragments
-
-    def _status_line(self) -> Any:
-        scope = self.scope
-        if self.status is not None:
-            return [(self.status[0], "  " + self.status[1])]
-        parts = []
-        if self.shown:
-            parts.append(f"({self.selected + 1}/{len(self.shown)})")
-        if self.search_progress is not None:
-            done, total = self.search_progress
-            parts.append(f"searching the messages {done}/{total}…")
-        if scope.skipped:
-            count = len(scope.skipped)
-            parts.append(f"{count} damaged file{'s' if count != 1 else ''} skipped")
-        if scope.damaged_lines:
-            count = len(scope.damaged_lines)
-            parts.append(f"{count} file{'s' if count != 1 else ''} with damaged lines")
-        return [(MUTED, truncate("  " + " · ".join(parts), self._size()[0]))]
-
-    def _preview_lines(self) -> Any:
-        height = self._preview_height()
-        row = self._selected_row()
-        if not height or row is None:
-            return []
-        width = self._size()[0]
-        lines: list[list[tuple[str, str]]] = [
-            [(MUTED, truncate(f"── {_home(row.path)} ", width, "…").ljust(width, "─"))]
-        ]
-        messages = self.preview.get(row.path)
-        if messages is None:
-            lines.append([(MUTED, "  …")])
-        elif not messages:
-            lines.append([(MUTED, "  (no messages)")])
-        else:
-            room = height - 1
-            for role, text in messages[-room:]:
-                label = "you " if role == "user" else "pi  "
-                body = truncate(" ".join(text.split()), width - 2 - len(label))
-                lines.append([(ACCENT if role == "user" else MUTED, "  " + label), ("", body)])
-        fragments: list[tuple[str, str]] = []
-        for index, line in enumerate(lines[:height]):
-            if index:
-                fragments.append(("", "\n"))
-            fragments.extend(line)
-        return fragments

@@ -1,6 +1,6 @@
 """What the session picker knows of a row, apart from the dialog: pi's short ages, the search
-query (words, ``"phrases"``, ``re:``), a row's searchable fields, cutting paths from the left,
-and deleting a session file."""
+query (words, ``"phrases"``, ``re:``), a row's searchable fields and its rank for a query,
+cutting paths from the left, and deleting a session file."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pi_host.lib.render.ansi import visible_width
+from pi_mode_interactive.editor.fuzzy import fuzzy_score
 
-__all__ = ["Query", "delete_session_file", "format_age", "parse_query"]
+__all__ = ["Query", "delete_session_file", "format_age", "match_rank", "parse_query", "unlisted_tokens"]
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 
@@ -93,6 +94,48 @@ class _Keys:
         self.first = " ".join(first.lower().split())
         self.id = str(getattr(row, "id", "")).lower()
         self.cwd = (getattr(row, "cwd", "") or "").lower()
+
+
+def match_rank(
+    query: Query, row: Any, keys: _Keys, everywhere: bool, found: list[dict[str, bool]]
+) -> int | None:
+    """The row's rank for the query (lower is better), or None when it does not match (yet);
+    ``found``: the text-search results of each token."""
+    if query.regex is not None:
+        regex = query.regex
+        if keys.name and regex.search(getattr(row, "name", "") or ""):
+            return 0
+        fields = (getattr(row, "first_message", ""), str(getattr(row, "id", "")))
+        if any(regex.search(text or "") for text in fields):
+            return 1
+        return 1 if everywhere and regex.search(getattr(row, "cwd", "") or "") else None
+    score = 0
+    for token, hits in zip(query.tokens, found, strict=True):
+        if token in keys.name:
+            continue
+        if token in keys.first or token in keys.id or (everywhere and token in keys.cwd):
+            score += 1
+        elif hits and hits.get(row.path):
+            score += 1
+        elif (keys.name and fuzzy_score(token, keys.name) is not None) or (
+            everywhere and fuzzy_score(token, keys.cwd) is not None
+        ):
+            score += 2
+        else:
+            return None
+    return score
+
+
+def unlisted_tokens(query: Query, keys: _Keys, everywhere: bool) -> list[str]:
+    """The query's tokens a row's listed fields do not hold (searched in its text)."""
+    return [
+        token
+        for token in query.tokens
+        if token not in keys.name
+        and token not in keys.first
+        and token not in keys.id
+        and not (everywhere and token in keys.cwd)
+    ]
 
 
 def _cut_left(text: str, width: int) -> str:

@@ -13,6 +13,7 @@ import pytest
 
 pytest.importorskip("prompt_toolkit")
 
+from pi_mode_interactive.screen import widget_text  # noqa: E402
 from prompt_toolkit.application import create_app_session  # noqa: E402
 from prompt_toolkit.data_structures import Size  # noqa: E402
 from prompt_toolkit.input import create_pipe_input  # noqa: E402
@@ -197,7 +198,7 @@ async def test_ctx_ui_dialogs_are_answered_by_keys(isolated_environment, monkeyp
         app.exit(0)
 
     def screen_of(app):
-        return app._footer_text()
+        return app.footer_text()
 
     code, session, screen = await drive(monkeypatch, [{"text": "x"}], keys, plugins=[asking_plugin(record)])
     assert code == 0
@@ -400,7 +401,7 @@ async def test_editor_dialog_widgets_and_editor_text(isolated_environment, monke
         pipe.send_text("\rsecond line\x13")  # Enter is a new line in the editor dialog; Ctrl+S saves
         await until(lambda: "editor" in record)
         await until(lambda: app.editor.text == "prefilled by the plugin")
-        above, below = app._widget_text("above"), app._widget_text("below")
+        above, below = widget_text(app, "above"), widget_text(app, "below")
         app.exit(0)
         assert await asyncio.wait_for(running, 10) == 0
         await session.close()

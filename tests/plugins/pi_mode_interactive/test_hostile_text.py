@@ -12,6 +12,7 @@ import pytest
 
 pytest.importorskip("prompt_toolkit")
 
+from pi_mode_interactive.screen import widget_text  # noqa: E402
 from prompt_toolkit.application import create_app_session  # noqa: E402
 from prompt_toolkit.data_structures import Size  # noqa: E402
 from prompt_toolkit.input import create_pipe_input  # noqa: E402
@@ -119,7 +120,7 @@ async def test_plugin_statuses_widgets_titles_and_notices_are_cleaned(isolated_e
         pipe.send_text("/show\r")
         await until(lambda: "evil" in app.statuses)
         await asyncio.sleep(0.2)
-        seen.update(status=app.statuses["evil"], above=app._widget_text("above"))
+        seen.update(status=app.statuses["evil"], above=widget_text(app, "above"))
 
     written = await drive(monkeypatch, [{"text": "x"}], keys, [showing_plugin()])
     assert leaked(written) == []

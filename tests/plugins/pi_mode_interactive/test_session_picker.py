@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from pi_mode_interactive.session_picker import format_age, parse_query
+from pi_mode_interactive.session_rows import format_age, parse_query
 
 # --- without a terminal ------------------------------------------------------------------------
 

@@ -37,7 +37,18 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--ray-temp-dir", metavar="DIR", help="temp dir of a Ray started on demand")
     parser.add_argument("--resume", action="store_true", help="skip tasks DIR/results.jsonl has finished")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="per task; the task ends 'timeout'")
-    parser.add_argument("--max-cost", type=float, metavar="USD", help="per task; the task ends 'cost-limit'")
+    parser.add_argument(
+        "--max-cost",
+        type=float,
+        metavar="USD",
+        help="per task: pi stops before a request that would cross it",
+    )
+    parser.add_argument(
+        "--batch-max-cost",
+        type=float,
+        metavar="USD",
+        help="for the whole batch (local executor); tasks end 'budget'",
+    )
     parser.add_argument("--progress", choices=("auto", "bar", "json", "none"), default="auto")
     return parser
 
@@ -164,7 +175,7 @@ def _run(args: argparse.Namespace, tasks: list[Task], bad_lines: int, out_dir: s
     if skipped:
         _say(f"resuming: {skipped} task(s) already finished, {len(todo)} to run")
 
-    limits = Limits(timeout=args.timeout, max_cost=args.max_cost)
+    limits = Limits(timeout=args.timeout, max_cost=args.max_cost, batch_cost=args.batch_max_cost)
     jobs = min(args.jobs, max(len(todo), 1))
     if args.executor == "ray":
         from pi_batch.ray_executor import RayExecutor  # it imports ray

@@ -33,6 +33,8 @@ GRACE_S = 3.0
 class Limits:
     timeout: float | None = None
     max_cost: float | None = None
+    batch_cost: float | None = None
+    """The batch-wide cap (``--batch-max-cost``): the executor gives each task a share."""
 
 
 @dataclass
@@ -71,6 +73,8 @@ class StreamWatch:
         self.tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
         self.finished_cost = 0.0
         self.current_cost = 0.0
+        self.budget: dict[str, Any] | None = None
+        """pi's ``budget_exceeded`` event: the run stopped before a request that would cross."""
 
     @property
     def cost(self) -> float:
@@ -108,6 +112,8 @@ class StreamWatch:
                 self.text = "".join(texts)
         elif kind == "session":
             self.session_id = event.get("id")
+        elif kind == "budget_exceeded" and "scope" in event:
+            self.budget = {k: v for k, v in event.items() if k != "type"}
 
 
 def _cost(usage: Any) -> float:
@@ -191,8 +197,12 @@ def child_env(task: Task, agent: str) -> dict[str, str]:
     return env
 
 
-def pi_argv(task: Task, session_dir: str, python: str | None = None) -> list[str]:
+def pi_argv(
+    task: Task, session_dir: str, python: str | None = None, max_cost: float | None = None
+) -> list[str]:
     argv = [python or sys.executable, "-m", "pi_host", "--mode", "json", "--session-dir", session_dir]
+    if max_cost is not None:  # pi refuses a request that would cross it (checked before the call)
+        argv += ["--max-cost", repr(max_cost)]
     if task.model:
         argv += ["--model", task.model]
     if task.tools is not None:
@@ -238,6 +248,7 @@ def run_task(
     cancel: threading.Event | None = None,
     on_cost: Callable[[float], None] | None = None,
     python: str | None = None,
+    share: float | None = None,
 ) -> dict[str, Any]:
     """Run ``task`` to its end; its record (``status`` ok, error, timeout, cost-limit or
     cancelled, with ``session`` the absolute path of its session file, if one was written)."""
@@ -259,7 +270,7 @@ def run_task(
             if cancel is not None and cancel.is_set():
                 raise _Cancelled
             proc = subprocess.Popen(
-                pi_argv(task, paths.sessions, python),
+                pi_argv(task, paths.sessions, python, _cap(limits.max_cost, share)),
                 cwd=cwd,
                 env=env,
                 stdin=subprocess.DEVNULL,
@@ -297,6 +308,15 @@ def run_task(
             record["error"] = f"cost {watch.cost:.4f} over the limit {limits.max_cost:g}"
         else:
             record["error"] = record.get("stop_batch") or "cancelled"
+    elif watch.budget is not None:
+        stop = watch.budget  # pi stopped itself before a request that would cross the cap
+        per_task = limits.max_cost is not None and stop.get("limit") == limits.max_cost
+        status = "cost-limit" if per_task else "budget"
+        whose = "the task's limit" if per_task else "the batch's share"
+        record["error"] = (
+            f"{stop.get('budget')} budget reached ({stop.get('spent')} of {stop.get('limit')}, {whose})"
+        )
+        record["budget"] = stop
     elif "error" in record:
         status = "error"
     elif exit_code != 0:
@@ -323,6 +343,11 @@ def run_task(
     if "error" in record and status == "ok":
         del record["error"]
     return record
+
+
+def _cap(per_task: float | None, share: float | None) -> float | None:
+    given = [value for value in (per_task, share) if value is not None]
+    return min(given) if given else None
 
 
 class _Cancelled(Exception):

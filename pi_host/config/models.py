@@ -26,9 +26,17 @@ THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 
 
 def _deepcopy(value: Any) -> Any:
-    import copy  # the catalog is built only for runs, not for `pi plugins` or `--help`
+    """A private copy of catalog data. Catalog entries are JSON-shaped, so a JSON round trip
+    through orjson copies them; ``copy.deepcopy`` took most of a (re)load of pi's ~1,700
+    models. Anything else a plugin put in its catalog falls back to ``copy.deepcopy``."""
+    import orjson
 
-    return copy.deepcopy(value)
+    try:
+        return orjson.loads(orjson.dumps(value))
+    except TypeError:
+        import copy
+
+        return copy.deepcopy(value)
 
 
 @dataclass
@@ -62,6 +70,11 @@ class ProviderInfo:
     """Lower ranks are preferred when no model is named and several providers have a key."""
     auto_select: bool = True
     """False keeps the provider out of the default choice (a scripted test provider)."""
+    ambient_auth: Callable[[dict[str, str]], str | None] | None = None
+    """For providers that can sign in without a key (cloud credential chains): given the
+    environment (process env overlaid with auth.json's ``env``), a stand-in credential such as
+    ``"<authenticated>"`` when ambient credentials are configured, else None. The provider's
+    stream function finds the real credentials itself."""
 
 
 _MODEL_FIELDS = (
@@ -110,14 +123,32 @@ def _fuzzy(needle: str, haystack: str) -> bool:
 
 
 def _tokens_short(value: int) -> str:
-    """1M, 1.05M, 200K, 16K, 8.2K, 512."""
-    if value >= 1_000_000:
-        return f"{round(value / 1_000_000, 2):g}M"
-    if value >= 10_000:
-        return f"{round(value / 1000)}K"
-    if value >= 1000:
-        return f"{round(value / 1000, 1):g}K"
+    """pi's listing figures: whole thousands/millions plain (200K, 1M), else one decimal (131.1K)."""
+    for unit, suffix in ((1_000_000, "M"), (1000, "K")):
+        if value >= unit:
+            scaled = value / unit
+            return f"{scaled:g}{suffix}" if scaled.is_integer() else f"{scaled:.1f}{suffix}"
     return str(value)
+
+
+# The root collation order of ASCII punctuation and symbols (before digits, then letters), so
+# listings sort like pi's ``localeCompare`` instead of by code point.
+_COLLATION_PUNCT = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
+
+
+def locale_key(text: str) -> tuple:
+    """A sort key approximating ICU's root collation: punctuation < digits < letters,
+    letters case-insensitive first, lowercase before uppercase on a tie."""
+    primary = []
+    for char in text:
+        at = _COLLATION_PUNCT.find(char)
+        if at >= 0:
+            primary.append((0, at))
+        elif char.isdigit():
+            primary.append((1, ord(char)))
+        else:
+            primary.append((2, ord(char.lower())))
+    return (primary, [c.isupper() for c in text])
 
 
 class ModelRegistry:
@@ -284,12 +315,14 @@ class ModelRegistry:
             for model in candidates:
                 if model.provider.lower() == head.lower() and model.id.lower() == tail.lower():
                     return model
-        for model in candidates:
-            if model.id.lower() == lowered:
-                return model
-        for model in candidates:
-            if model.name.lower() == lowered:
-                return model
+        for attr in ("id", "name"):
+            exact = [m for m in candidates if getattr(m, attr).lower() == lowered]
+            if len({m.provider for m in exact}) > 1:
+                # The same model under several providers (Claude on Anthropic, Bedrock, Vertex...):
+                # as pi, a provider with credentials wins; then the best-ranked provider.
+                exact.sort(key=lambda m: (not self.has_auth(m.provider), self._rank(m.provider)))
+            if exact:
+                return exact[0]
         if "/" in pattern:
             head, _, tail = pattern.partition("/")
             scoped = [m for m in candidates if m.provider.lower() == head.lower()]
@@ -300,10 +333,18 @@ class ModelRegistry:
         partial = [m for m in candidates if lowered in m.id.lower() or lowered in m.name.lower()]
         if not partial:
             return None
+        if len({m.provider for m in partial}) > 1:  # one provider: with credentials, best-ranked
+            usable = [m for m in partial if self.has_auth(m.provider)] or partial
+            best = min(self._rank(m.provider) for m in usable)
+            partial = [m for m in usable if self._rank(m.provider) == best]
         # Prefer undated aliases; among equals the greatest id (usually the newest).
         aliases = [m for m in partial if not _DATED.search(m.id)]
         pool = aliases or partial
         return max(pool, key=lambda m: m.id)
+
+    def _rank(self, provider: str) -> int:
+        info = self.providers.get(provider)
+        return info.rank if info is not None else 1000
 
     def resolve(self, pattern: str, provider: str | None = None) -> Any:
         """``provider/id``, an exact id or name, then a case-insensitive substring match."""
@@ -405,6 +446,8 @@ class ModelRegistry:
             value = env.get(name)
             if value:
                 return value
+        if info is not None and info.ambient_auth is not None:
+            return info.ambient_auth(env)
         return None
 
     def secrets(self) -> list[str]:
@@ -483,7 +526,7 @@ class ModelRegistry:
                 "No models available. Configure a key (e.g. set ANTHROPIC_API_KEY) or add a provider to "
                 + (self.models_json_path)
             )
-        models.sort(key=lambda m: (m.provider, m.id))
+        models.sort(key=lambda m: (locale_key(m.provider), locale_key(m.id)))
         rows = [("provider", "model", "context", "max-out", "thinking", "images")]
         for m in models:
             rows.append(

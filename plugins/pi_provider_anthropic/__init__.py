@@ -1,6 +1,6 @@
-"""The ``anthropic-messages`` provider API and Anthropic's model catalog.
+"""The ``anthropic-messages`` provider API.
 
-The catalog is the data file ``models.json`` next to this module; the adapter lives in
+The models are pi's catalog (plugin ``pi_provider_catalog``); the adapter lives in
 ``pi_provider_anthropic.stream`` and is imported only when a request is made.
 """
 
@@ -20,24 +20,3 @@ def register_providers():
     from pi_host.plugins.registrations import ProviderApi
 
     return [ProviderApi(api=API, stream=_stream)]
-
-
-@hookimpl
-def register_models():
-    import json
-    from pathlib import Path
-
-    from pi_host.plugins.registrations import ProviderInfo
-
-    data = json.loads((Path(__file__).parent / "models.json").read_text(encoding="utf-8"))
-    return [
-        ProviderInfo(
-            id=data["provider"],
-            api=data["api"],
-            base_url=data["baseUrl"],
-            env_keys=list(data["envKeys"]),
-            models=data["models"],
-            default_model=data.get("defaultModel"),
-            rank=data.get("rank", 100),
-        )
-    ]

@@ -1,5 +1,5 @@
 """OpenAI wire APIs: ``openai-completions`` (OpenAI and every OpenAI-compatible server) and
-``openai-responses``, plus catalogs for OpenAI and the main OpenAI-compatible providers.
+``openai-responses``. The models are pi's catalog (plugin ``pi_provider_catalog``).
 
 Kept thin: the implementation modules (httpx, pydantic) load on the first request.
 """
@@ -27,10 +27,3 @@ def register_providers():
         ProviderApi(api="openai-completions", stream=_completions),
         ProviderApi(api="openai-responses", stream=_responses),
     ]
-
-
-@hookimpl
-def register_models():
-    from pi_provider_openai.catalog_loader import provider_infos
-
-    return provider_infos()

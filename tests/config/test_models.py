@@ -8,6 +8,7 @@ import stat
 import sys
 
 import pi_provider_anthropic
+import pi_provider_catalog
 import pi_provider_faux
 import pytest
 
@@ -25,6 +26,7 @@ def make_registry(agent, models_json=None, auth=None):
     host = PluginHost()
     host.register(pi_provider_faux, PluginRecord(name="faux", source="builtin"))
     host.register(pi_provider_anthropic, PluginRecord(name="provider-anthropic", source="builtin"))
+    host.register(pi_provider_catalog, PluginRecord(name="provider-catalog", source="builtin"))
     return ModelRegistry.from_plugins(host)
 
 

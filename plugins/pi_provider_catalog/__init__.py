@@ -1,0 +1,67 @@
+"""pi 1.6.0's built-in provider catalog: every provider and chat model, as data.
+
+``catalog/<provider>.json`` holds one provider (id, display name, default wire API and base URL,
+key variables, default model, preference rank) and its models in models.json's model shape; a
+model names its own ``api``/``baseUrl`` only when it differs from the provider's. The files are
+generated from pi-ai 1.6.0's model data (``python -m tests.support.providers.pi_catalog``), so
+ids, prices, windows, compat flags and thinking maps are pi's. The wire APIs themselves are
+implemented by the other provider plugins; this one only registers the catalog.
+"""
+
+from pi_host import hookimpl
+
+
+def _bedrock_ambient(env):
+    # pi 1.6.0 counts Bedrock as configured when any source of the AWS chain is named in the
+    # environment; the request itself resolves the chain (profiles, SSO, instance roles).
+    if (
+        env.get("AWS_PROFILE")
+        or (env.get("AWS_ACCESS_KEY_ID") and env.get("AWS_SECRET_ACCESS_KEY"))
+        or env.get("AWS_BEARER_TOKEN_BEDROCK")
+        or env.get("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")
+        or env.get("AWS_CONTAINER_CREDENTIALS_FULL_URI")
+        or env.get("AWS_WEB_IDENTITY_TOKEN_FILE")
+    ):
+        return "<authenticated>"
+    return None
+
+
+def _vertex_ambient(env):
+    # Application default credentials count only with a project and a location, as in pi.
+    import os
+
+    path = env.get("GOOGLE_APPLICATION_CREDENTIALS") or os.path.join(
+        os.path.expanduser("~"), ".config", "gcloud", "application_default_credentials.json"
+    )
+    project = env.get("GOOGLE_CLOUD_PROJECT") or env.get("GCLOUD_PROJECT")
+    if project and env.get("GOOGLE_CLOUD_LOCATION") and os.path.isfile(path):
+        return "<authenticated>"
+    return None
+
+
+_AMBIENT = {"amazon-bedrock": _bedrock_ambient, "google-vertex": _vertex_ambient}
+
+
+@hookimpl
+def register_models():
+    import json
+    from pathlib import Path
+
+    from pi_host.plugins.registrations import ProviderInfo
+
+    infos = []
+    for path in sorted((Path(__file__).parent / "catalog").glob("*.json")):
+        data = json.loads(path.read_bytes())
+        infos.append(
+            ProviderInfo(
+                id=data["id"],
+                api=data["api"],
+                base_url=data.get("baseUrl", ""),
+                env_keys=list(data.get("envKeys") or ()),
+                models=data["models"],
+                default_model=data.get("defaultModel"),
+                rank=data.get("rank", 100),
+                ambient_auth=_AMBIENT.get(data["id"]),
+            )
+        )
+    return infos

@@ -73,22 +73,19 @@ def as_limits(max_turns: int | None, budget: Any) -> Limits:
 
 
 def _child_store(parent: Any) -> Any:
-    """A store of the parent's kind for the child: a new file beside the parent's, or memory."""
-    from pi_host.config import paths
+    """A store of the parent's kind for the child (its class's ``create``, as a fork makes one):
+    a new file beside the parent's, linked by ``parentSession``; memory when the parent keeps no
+    file or its store cannot make another."""
     from pi_host.lib.sessions.store import MemoryStore
-    from pi_host.runtime.factory import open_store
-    from pi_host.session.store import StoreOptions
 
     parent_file = getattr(parent.store, "session_file", None)
-    if not parent_file:
+    create = getattr(type(parent.store), "create", None)
+    if not parent_file or create is None:
         return MemoryStore(parent.config.cwd), None
-    options = StoreOptions(
-        cwd=parent.config.cwd, agent_dir=paths.agent_dir(), session_dir=os.path.dirname(parent_file)
-    )
-    store = open_store(parent.host, parent.config.settings, options)
-    header = getattr(store, "header", None)
-    if isinstance(header, dict):
-        header["parentSession"] = parent_file  # pi's link from a session to the one it came from
+    try:
+        store = create(parent.config.cwd, os.path.dirname(parent_file), parent_session=parent_file)
+    except TypeError:  # a store whose create() takes other arguments
+        return MemoryStore(parent.config.cwd), None
     return store, parent_file
 
 

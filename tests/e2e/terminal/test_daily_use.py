@@ -75,7 +75,9 @@ def test_enter_on_the_slash_menu_runs_the_first_match_and_an_unknown_command_is_
             term.send("/xyz please")
             term.press("Enter")
             term.wait_for("Unknown command /xyz")
-            assert _editor_line(term.screen()) == "/xyz please"  # kept, nothing sent
+            # kept, nothing sent (waited for: the notice is printed above the editor, which is
+            # drawn again a moment later)
+            term.wait_until(lambda screen: _editor_line(screen) == "/xyz please", what="/xyz please kept")
             assert server.requests == []
             term.press("Enter")  # a second Enter means it: the text goes to the model
             term.wait_for("sent on purpose")

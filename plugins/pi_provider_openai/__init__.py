@@ -1,5 +1,6 @@
-"""OpenAI wire APIs: ``openai-completions`` (OpenAI and every OpenAI-compatible server) and
-``openai-responses``. The models are pi's catalog (plugin ``pi_provider_catalog``).
+"""OpenAI wire APIs: ``openai-completions`` (OpenAI and every OpenAI-compatible server),
+``openai-responses`` and ``mistral-conversations`` (Mistral's chat completions). The models are
+pi's catalog (plugin ``pi_provider_catalog``).
 
 Kept thin: the implementation modules (httpx, pydantic) load on the first request.
 """
@@ -19,6 +20,18 @@ def _responses(model, context, options):
     return stream_responses(model, context, options)
 
 
+def _mistral(model, context, options):
+    # pi 1.6.0 talks to Mistral through its own SDK, which posts OpenAI-shaped chat completions
+    # to <baseUrl>/v1/chat/completions; the completions adapter (Mistral compat is detected from
+    # the provider and host) sends the same request once the base URL carries the /v1.
+    from pi_provider_openai.completions import stream_completions
+
+    base = model.base_url.rstrip("/")
+    if not base.endswith("/v1"):
+        model = model.model_copy(update={"base_url": base + "/v1"})
+    return stream_completions(model, context, options)
+
+
 @hookimpl
 def register_providers():
     from pi_host.plugins.registrations import ProviderApi
@@ -26,4 +39,5 @@ def register_providers():
     return [
         ProviderApi(api="openai-completions", stream=_completions),
         ProviderApi(api="openai-responses", stream=_responses),
+        ProviderApi(api="mistral-conversations", stream=_mistral),
     ]

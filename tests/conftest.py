@@ -45,6 +45,15 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.setdefault("PI_TEST_FUZZ", "quick")
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (pyproject.toml): one worker per core, plus one on small machines. Much of
+    the e2e tier waits on child processes (pi starting, Node, servers, terminals), so with one
+    worker per core two cores were busy about 70 % of the time; one more worker fills the waits.
+    ``-n <count>`` still overrides."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return cores + 1 if cores <= 4 else cores
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         try:

@@ -2,6 +2,9 @@
 
 Not subject to project trust. ``--no-context-files`` / ``-nc`` turns it off. Read once per
 session and again on reload. See docs/context.md.
+
+The source also answers ``context_files(ctx)``: the paths of the files it loads, for a mode that
+lists them (interactive mode's start-up ``[Context]`` section).
 """
 
 from pi_host import hookimpl
@@ -20,9 +23,20 @@ def _sections(ctx):
     return sections(ctx)
 
 
+def _context_files(ctx):
+    if ctx.get_flag("no-context-files"):
+        return []
+    from pi_context_agents_files.discovery import discover
+    from pi_host.config import paths
+
+    return [file.path for file in discover(paths.agent_dir(), ctx.cwd)]
+
+
 @hookimpl
 def register_context_sources():
-    return [ContextSource(name="agents-files", sections=_sections, order=ORDER)]
+    source = ContextSource(name="agents-files", sections=_sections, order=ORDER)
+    source.context_files = _context_files  # an optional capability, looked up by name
+    return [source]
 
 
 @hookimpl

@@ -16,6 +16,7 @@ from typing import Any
 
 from pi_host.agent.agent import Agent
 from pi_host.agent.queues import QueuedMessage
+from pi_host.agent.saving import MessageSaver
 from pi_host.config import paths
 from pi_host.loop import events
 from pi_host.loop.convert import convert_to_llm
@@ -32,7 +33,6 @@ from pi_host.session.context import ExtensionContext
 from pi_host.session.errors import SessionError
 from pi_host.session.parts import registered_parts, select_tools
 from pi_host.session.retry import AutoRetry
-from pi_host.session.saving import MessageSaver
 from pi_host.session.store import SessionStore, TreeSessionStore
 from pi_host.session.system_prompt import SystemPromptDeclarer
 from pi_host.session.ui import UI, HeadlessUI
@@ -83,9 +83,7 @@ class AgentSession:
             declare_tool_changes=self.system_prompt.declare_changes,
             after_run=self._after_run,
             before_idle=self._before_idle,
-            on_queue_change=lambda steering, follow_up: self._notify(
-                events.queue_update(steering, follow_up)
-            ),
+            on_queue_change=lambda steering, follow_up: self.notify(events.queue_update(steering, follow_up)),
         )
         self.agent.subscribe(self._emit)
         self.ctx = context(self)
@@ -294,7 +292,7 @@ class AgentSession:
         self.thinking_level = level
         self.tool_context.thinking_level = level
         self.store.append({"type": "thinking_level_change", "thinkingLevel": level})
-        self._notify({"type": "thinking_level_changed", "level": level})  # pi's session event
+        self.notify({"type": "thinking_level_changed", "level": level})  # pi's session event
         await self.host.dispatch(
             "thinking_level_select", {"level": level, "previousLevel": previous}, self.ctx
         )
@@ -530,7 +528,7 @@ class AgentSession:
             if kind == "agent_end":
                 event["willRetry"] = self._will_retry(event.get("messages") or [])
             await self.host.dispatch(kind, event, self.ctx)
-        self._notify(event)
+        self.notify(event)
         if self.host.has("on_event"):
             await self.host.dispatch("event", event, self.ctx)
         if kind == "message_end":
@@ -538,9 +536,6 @@ class AgentSession:
 
     def notify(self, event: dict[str, Any]) -> None:
         """Give ``event`` to the session's listeners only (not to plugins' hooks)."""
-        self._notify(event)
-
-    def _notify(self, event: dict[str, Any]) -> None:
         for listener in self._listeners:
             try:
                 listener(event)
@@ -587,9 +582,8 @@ class AgentSession:
 
     def _record_initial_state(self) -> None:
         if self.model is not None:
-            self.store.append(
-                {"type": "model_change", "provider": self.model.provider, "modelId": self.model.id}
-            )
+            model = self.model
+            self.store.append({"type": "model_change", "provider": model.provider, "modelId": model.id})
         self.store.append({"type": "thinking_level_change", "thinkingLevel": self.thinking_level})
 
 

@@ -102,7 +102,8 @@ def _command(
 
         return run_export(args.export, args.messages[0] if args.messages else None)
     mode = _choose_mode(args, host)
-    if loaded.trust.message():
+    asked_later = mode.can_ask and loaded.trust.reason == "defaultProjectTrust=ask"
+    if loaded.trust.message() and not asked_later:  # a mode that asks says it itself
         _stderr(f"pi: {loaded.trust.message()}")
     import asyncio
 

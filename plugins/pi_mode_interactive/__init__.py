@@ -27,6 +27,7 @@ def register_modes():
             run=run,
             description="The terminal interface (the default on a terminal)",
             has_ui=True,
+            can_ask=True,
             opens_session=True,
         )
     ]

@@ -124,7 +124,7 @@ class InteractiveApp:
     async def run(self) -> int:
         from prompt_toolkit.patch_stdout import patch_stdout
 
-        startup_header.show(self)
+        self.spawn(self._begin())
         self.spawn(self.load_context_commands())
         self.spawn(self._refresher())
         self.spawn(self._spinner())
@@ -132,10 +132,6 @@ class InteractiveApp:
         # editor does not wait for it.
         asyncio.get_running_loop().call_later(0.3, self.parts.completer.start)
         asyncio.get_running_loop().call_later(0.1, _collect_garbage_again)
-        if getattr(self.request, "resume_on_start", False):
-            self.spawn(self._resume_then_send())
-        else:
-            self._send_initial_prompts()
         self.request.on_interrupt = lambda: self.exit(130)
         with patch_stdout(raw=True):  # a plugin's stray print goes above the application
             await self.app.run_async()
@@ -154,6 +150,19 @@ class InteractiveApp:
         command = resume_command(self)
         if command and sys.stdout.isatty():  # as pi: a terminal user, not a script, gets it
             self._write(self.paint("muted", "To resume this session:") + "\n" + safe_for_terminal(command))
+
+    async def _begin(self) -> None:
+        """An untrusted project's question first (its answer may reload the session), then the
+        header, then the command line's prompts."""
+        from pi_mode_interactive import trust_prompt
+
+        if trust_prompt.needed(self):
+            await trust_prompt.ask(self)
+        startup_header.show(self)
+        if getattr(self.request, "resume_on_start", False):
+            await self._resume_then_send()
+        else:
+            self._send_initial_prompts()
 
     def _send_initial_prompts(self) -> None:
         for index, prompt in enumerate(self.request.prompts):

@@ -1,9 +1,11 @@
-"""Interactive mode's start-up header in a real terminal (issue 30, item 6): the loaded resources
-listed in sections as pi does, and the ``quietStartup`` setting that hides them."""
+"""Interactive mode's start-up in a real terminal (issue 30, item 6): the loaded resources listed
+in sections as pi does, the ``quietStartup`` setting that hides them, and the question about a
+project whose ``.pi/`` resources are not trusted yet."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import pytest
@@ -53,10 +55,10 @@ def test_start_up_lists_context_files_skills_prompts_extensions_and_theme_proble
     assert "no-such-theme" in sections["Themes"]
 
 
-def _started(world, server):
+def _started(world, server, *args):
     """pi-host once its footer is drawn (``terminal_pi`` waits for the banner, which may be hidden)."""
     write_models_json(world["agent"], server.url)
-    argv = [sys.executable, "-m", "pi_host", "--model", "loop/loop-1", "--approve"]
+    argv = [sys.executable, "-m", "pi_host", "--model", "loop/loop-1", *(args or ("--approve",))]
     term = Terminal(argv, env=world["env"], cwd=world["work"], width=100, height=30)
     term.wait_for("loop/loop-1", timeout=20)
     return term
@@ -77,3 +79,24 @@ def test_quiet_startup_hides_the_resources(world, quiet):
     assert "[Context]" not in screen and "[Skills]" not in screen and "[Extensions]" not in screen
     assert ("pi-host" in screen) == (quiet == "header")  # "header" keeps the version line
     assert "model: loop/loop-1" not in screen
+
+
+@pytest.mark.parametrize("answer", ["Trust", "Do not trust"])
+def test_an_untrusted_project_is_asked_about_at_start(world, answer):
+    _resources(world)
+    with LoopbackServer([]) as server, _started(world, server, "--no-session") as term:
+        term.wait_for("Trust this project folder?")
+        term.wait_for(".pi/extensions, .pi/prompts")  # what is at stake
+        if answer == "Do not trust":
+            term.press("Down", "Down")
+        term.press("Enter")
+        term.wait_for("[Extensions]" if answer == "Trust" else "[Prompts]")
+        term.wait_for("ctrl+d exit")  # the banner follows the answer
+        screen = term.screen()
+        term.press("C-d")
+        assert term.wait_exit() == 0
+    saved = json.loads((world["agent"] / "trust.json").read_text())
+    assert saved.get(os.path.realpath(world["work"])) is (answer == "Trust")
+    # trusted: the project's prompt and extension load at once; not: only the global prompt
+    assert ("/proj" in screen) == ("hello_ext.py" in screen) == (answer == "Trust")
+    assert "/review" in screen

@@ -119,10 +119,10 @@ def extract_plugin_flags(argv: list[str], flags: list[CliFlag]) -> tuple[list[st
     return rest, values
 
 
-def parse(argv: list[str], plugin_flags: list[CliFlag]) -> Any:
+def parse(argv: list[str], plugin_flags: list[CliFlag], subcommands: list[Any] = ()) -> Any:
     """The host's options and the messages (a :class:`pi_host.cli.options.RunArgs`); an ``int``
-    is the exit code of ``--help``. Raises :class:`UsageError` for an unknown option or a bad
-    value."""
+    is the exit code of ``--help`` (which lists ``subcommands``). Raises :class:`UsageError` for an
+    unknown option or a bad value."""
     from pi_host.cli.quick_args import quick_parse
 
     quick = quick_parse(argv)
@@ -132,7 +132,7 @@ def parse(argv: list[str], plugin_flags: list[CliFlag]) -> Any:
 
     result = RunArgs()
     try:
-        code = build_app(result, plugin_flags)(argv, prog_name="pi", standalone_mode=False)
+        code = build_app(result, plugin_flags, list(subcommands))(argv, prog_name="pi", standalone_mode=False)
     except SystemExit as exc:
         return int(exc.code or 0)
     except Exception as exc:

@@ -13,15 +13,39 @@ from pi_host.plugins.registrations import CliFlag
 __all__ = ["RunArgs", "build_app"]
 
 
-def build_app(result: Any, plugin_flags: list[CliFlag]) -> typer.Typer:
-    """The app; parsing sets the options' values as attributes of ``result`` (a ``RunArgs``)."""
-    epilog = ""
+EXAMPLES = (
+    ("pi", "start the terminal interface in this folder"),
+    ('pi "explain src/app.py"', "start it with a first prompt"),
+    ('pi -p "list the TODOs" @notes.md', "print one answer, with a file attached, and exit"),
+    ("pi -c", "continue the newest session of this folder"),
+    ("pi -r", "pick a session to resume"),
+    ("pi --model anthropic/claude-sonnet-4-5:high", "a model, with a thinking level"),
+    ("pi --mode rpc", "serve JSON commands on stdin (docs/rpc.md)"),
+    ("pi install ./my-plugin", "add a plugin package (docs/packages.md)"),
+)
+"""``--help``'s examples: a first run, print mode, resuming, models, RPC and plugins."""
+
+
+def _block(title: str, rows: list[tuple[str, str]]) -> str:
+    # "\b" keeps click from joining the lines of this paragraph into one
+    width = max(len(left) for left, _ in rows) + 2
+    return f"{title}:\n\n\b\n" + "\n".join(f"  {left.ljust(width)}{right}" for left, right in rows)
+
+
+def build_app(result: Any, plugin_flags: list[CliFlag], subcommands: list[Any] = ()) -> typer.Typer:
+    """The app; parsing sets the options' values as attributes of ``result`` (a ``RunArgs``);
+    ``subcommands`` (``pi <name> ...``, with a ``description``) are listed in the help."""
+    parts = []
+    if subcommands:
+        parts.append(_block("Commands", [(f"pi {c.name}", c.description or "") for c in subcommands]))
+    parts.append(_block("Examples", list(EXAMPLES)))
     if plugin_flags:
         lines = [
             f"  --{f.name}{' ' + ', '.join(f.aliases) if f.aliases else ''}  {f.description}"
             for f in plugin_flags
         ]
-        epilog = "Plugin flags:\n\n" + "\n\n".join(lines)
+        parts.append("Plugin flags:\n\n" + "\n\n".join(lines))
+    epilog = "\n\n".join(parts)
     app = typer.Typer(add_completion=False, rich_markup_mode=None)
 
     @app.command(
@@ -31,7 +55,7 @@ def build_app(result: Any, plugin_flags: list[CliFlag]) -> typer.Typer:
             "help_option_names": ["-h", "--help"],
         },
         epilog=epilog,
-        help="pi-host: a plugin-first coding agent. Runs the messages as prompts; `pi plugins` lists plugins.",
+        help="pi-host: a plugin-first coding agent. Runs the messages as prompts (pi [options] [@files...] [messages...]).",
     )
     def run(
         ctx: typer.Context,

@@ -89,7 +89,9 @@ def _command(
             _stderr(f"pi: 'pi {name}' is not available in pi-host yet (see pi --help)")
             return 1
     rest, flag_values = extract_plugin_flags(argv, plugin_flags)
-    args = parse(rest, plugin_flags)
+    subcommands = [Subcommand("plugins", lambda argv: 0, "List plugins: loaded, failed, disabled or skipped")]
+    subcommands += [s for s in host.collect("register_subcommands") if isinstance(s, Subcommand)]
+    args = parse(rest, plugin_flags, subcommands)
     if isinstance(args, int):  # --help was printed
         return args
     if args.version:  # not first on the line (the first is answered before anything loads)

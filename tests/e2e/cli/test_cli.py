@@ -85,6 +85,16 @@ def test_help_lists_host_options():
         assert option in out.stdout
 
 
+def test_help_lists_the_subcommands_and_examples():
+    out = pi("--help", module=False)
+    assert out.returncode == 0
+    commands = out.stdout.split("Commands:", 1)[1].split("Examples:", 1)
+    for name in ("plugins", "install", "remove", "list", "update", "mcp"):
+        assert re.search(rf"^\s+pi {name}\s+\S", commands[0], re.MULTILINE), name  # with its description
+    examples = commands[1].split("Plugin flags:", 1)[0]
+    assert "pi -p " in examples and "pi -c" in examples and "pi install " in examples
+
+
 def test_plugins_command_lists_builtins_and_failures(tmp_path):
     broken = tmp_path / "broken_plugin.py"
     broken.write_text("raise ImportError('missing dependency foo')\n")

@@ -169,7 +169,9 @@ class AuthStorage:
             try:
                 refreshed = oauth_refresh.refresh_stored(self.path, provider)
             except (oauth_refresh.RefreshError, OSError, ValueError) as exc:
-                self.oauth_problems[provider] = f"OAuth refresh failed for {provider}: {exc}"
+                self.oauth_problems[provider] = (
+                    f"OAuth refresh failed for {provider}: {exc}; log in again (pi auth login {provider}, or /login)"
+                )
                 return None
             self.oauth_problems.pop(provider, None)
             access = (refreshed or {}).get("access")

@@ -75,6 +75,11 @@ class ProviderInfo:
     environment (process env overlaid with auth.json's ``env``), a stand-in credential such as
     ``"<authenticated>"`` when ambient credentials are configured, else None. The provider's
     stream function finds the real credentials itself."""
+    prepare: Callable[[Any, Any], tuple[Any, Any]] | None = None
+    """``(model, options) -> (model, options)`` before the API's stream function runs: what a
+    provider changes about requests of a shared wire API (pi's provider wrappers: endpoint
+    placeholders, deployment names, gateway auth headers). ``options.extra["env"]`` already
+    holds the provider's auth.json ``env`` then."""
 
 
 _MODEL_FIELDS = (
@@ -403,7 +408,12 @@ class ModelRegistry:
         fn = self.apis.get(model.api)
         if fn is None:
             raise LookupError(f"No provider plugin implements API {model.api!r} (model {model.key})")
-        return fn
+        from pi_host.config.provider_requests import provider_stream
+
+        info = self.providers.get(model.provider)
+        prepare = info.prepare if info is not None else None
+        env = self.auth.env_for(model.provider)  # auth.json's per-provider variables (pi's ``env``)
+        return fn if prepare is None and not env else provider_stream(fn, prepare, env)
 
     # --- keys ---------------------------------------------------------------------------------------
 

@@ -42,6 +42,23 @@ def _vertex_ambient(env):
 _AMBIENT = {"amazon-bedrock": _bedrock_ambient, "google-vertex": _vertex_ambient}
 
 
+def _prepare(name):
+    # The request-time set-up lives in endpoints.py, imported on a request of that provider only.
+    def prepare(model, options):
+        from pi_provider_catalog import endpoints
+
+        return getattr(endpoints, name)(model, options)
+
+    return prepare
+
+
+_PREPARE = {
+    "azure": _prepare("azure"),
+    "cloudflare-workers-ai": _prepare("cloudflare_workers_ai"),
+    "cloudflare-ai-gateway": _prepare("cloudflare_ai_gateway"),
+}
+
+
 @hookimpl
 def register_models():
     import json
@@ -62,6 +79,7 @@ def register_models():
                 default_model=data.get("defaultModel"),
                 rank=data.get("rank", 100),
                 ambient_auth=_AMBIENT.get(data["id"]),
+                prepare=_PREPARE.get(data["id"]),
             )
         )
     return infos

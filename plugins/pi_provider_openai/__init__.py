@@ -1,5 +1,6 @@
 """OpenAI wire APIs: ``openai-completions`` (OpenAI and every OpenAI-compatible server),
-``openai-responses`` and ``mistral-conversations`` (Mistral's chat completions). The models are
+``openai-responses``, ``azure-openai-responses`` (Azure OpenAI) and ``mistral-conversations``
+(Mistral's chat completions). The models are
 pi's catalog (plugin ``pi_provider_catalog``).
 
 Kept thin: the implementation modules (httpx, pydantic) load on the first request.
@@ -18,6 +19,12 @@ def _responses(model, context, options):
     from pi_provider_openai.responses import stream_responses
 
     return stream_responses(model, context, options)
+
+
+def _azure(model, context, options):
+    from pi_provider_openai.azure import stream_azure_responses
+
+    return stream_azure_responses(model, context, options)
 
 
 def _mistral(model, context, options):
@@ -40,4 +47,5 @@ def register_providers():
         ProviderApi(api="openai-completions", stream=_completions),
         ProviderApi(api="openai-responses", stream=_responses),
         ProviderApi(api="mistral-conversations", stream=_mistral),
+        ProviderApi(api="azure-openai-responses", stream=_azure),
     ]

@@ -31,6 +31,15 @@ def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any]
 
 async def _events(builder: MessageBuilder, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
     url, body, headers = prepare(model, context, options)
+    async for event in send(builder, url, body, headers, options):
+        yield event
+
+
+async def send(
+    builder: MessageBuilder, url: str, body: dict[str, Any], headers: dict[str, str], options: Any
+) -> AsyncIterator[Any]:
+    """Run the request hooks, send the request and turn the answer into events (Azure's
+    Responses API shares this with OpenAI's)."""
     body = await run_request_hooks(options, body, headers)
     async with open_sse(url, body=body, headers=headers, options=options) as response:
         yield builder.start()

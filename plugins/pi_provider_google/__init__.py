@@ -1,4 +1,5 @@
-"""Google Gemini (``google-generative-ai``): thought parts and signatures, function calls and
+"""Google Gemini (``google-generative-ai``, and ``google-vertex``: Gemini on Vertex AI with
+application default credentials): thought parts and signatures, function calls and
 responses, thinkingLevel / thinkingBudget. The models are pi's catalog (``pi_provider_catalog``).
 
 Kept thin: the implementation modules load on the first request.
@@ -13,8 +14,17 @@ def _stream(model, context, options):
     return stream_google(model, context, options)
 
 
+def _vertex(model, context, options):
+    from pi_provider_google.vertex import stream_vertex
+
+    return stream_vertex(model, context, options)
+
+
 @hookimpl
 def register_providers():
     from pi_host.plugins.registrations import ProviderApi
 
-    return [ProviderApi(api="google-generative-ai", stream=_stream)]
+    return [
+        ProviderApi(api="google-generative-ai", stream=_stream),
+        ProviderApi(api="google-vertex", stream=_vertex),
+    ]

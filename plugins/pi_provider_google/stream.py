@@ -165,11 +165,15 @@ class GoogleParser:
         return events + builder.done(mapped, raw=reason)
 
 
-def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any], dict[str, str]]:
-    """(url, body, headers) for a request; pure, for tests."""
+def request_body(model: Any, context: Any, options: Any) -> dict[str, Any]:
     messages = transform_messages(context.messages, model)
     cap = clamp_max_tokens(model, messages, options.max_tokens or None)
-    body = scrub_body(build_body(model, messages, context.tools, options, cap))
+    return scrub_body(build_body(model, messages, context.tools, options, cap))
+
+
+def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any], dict[str, str]]:
+    """(url, body, headers) for a request; pure, for tests."""
+    body = request_body(model, context, options)
     url = f"{model.base_url.rstrip('/')}/models/{model.id}:streamGenerateContent?alt=sse"
     base = {"user-agent": user_agent()}
     if options.api_key:
@@ -185,6 +189,15 @@ def stream_google(model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
 
 async def _events(builder: MessageBuilder, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
     url, body, headers = prepare(model, context, options)
+    async for event in send(builder, url, body, headers, options):
+        yield event
+
+
+async def send(
+    builder: MessageBuilder, url: str, body: dict[str, Any], headers: dict[str, str], options: Any
+) -> AsyncIterator[Any]:
+    """Run the request hooks, send the request and turn the answer into events (Vertex AI
+    shares this with the Gemini API)."""
     body = await run_request_hooks(options, body, headers)
     async with open_sse(url, body=body, headers=headers, options=options) as response:
         yield builder.start()

@@ -1,0 +1,162 @@
+"""Google application default credentials (ADC) for Vertex AI: an OAuth access token from the
+credentials file that ``GOOGLE_APPLICATION_CREDENTIALS`` names, else gcloud's
+``application_default_credentials.json`` (under ``CLOUDSDK_CONFIG`` or ``~/.config/gcloud``).
+
+* ``service_account``: a JWT signed with the account's RSA key (RS256, ``cryptography``) is
+  exchanged at the file's ``token_uri`` (the jwt-bearer grant);
+* ``authorized_user`` (what ``gcloud auth application-default login`` writes): the refresh
+  token is exchanged at ``token_uri`` (Google's token endpoint unless the file names one);
+  its ``quota_project_id`` is sent as ``x-goog-user-project``.
+
+Tokens are kept in this process until a minute before they expire. Neither the private key,
+the refresh token nor the access token appears in an error text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from typing import Any
+
+SCOPE = "https://www.googleapis.com/auth/cloud-platform"
+GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token"
+JWT_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+EARLY_S = 60  # renew this long before the expiry the token endpoint gave
+TIMEOUT_S = 30
+
+
+class CredentialsError(ValueError):
+    pass
+
+
+@dataclass
+class AccessToken:
+    token: str
+    expires_at: float
+    quota_project: str | None = None
+
+
+_cache: dict[tuple[str, float], AccessToken] = {}
+
+
+def adc_path(env: Any) -> str:
+    """The credentials file pi would use: ``GOOGLE_APPLICATION_CREDENTIALS``, else gcloud's."""
+    named = env("GOOGLE_APPLICATION_CREDENTIALS")
+    if named:
+        return os.path.expanduser(named)
+    config = env("CLOUDSDK_CONFIG") or os.path.join(os.path.expanduser("~"), ".config", "gcloud")
+    return os.path.join(config, "application_default_credentials.json")
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def sign_jwt(info: dict[str, Any], token_uri: str, now: float | None = None) -> str:
+    """The service account's jwt-bearer assertion for the cloud-platform scope."""
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import padding
+
+    issued = int(now if now is not None else time.time())
+    header = {"alg": "RS256", "typ": "JWT"}
+    if info.get("private_key_id"):
+        header["kid"] = info["private_key_id"]
+    claims = {
+        "iss": info["client_email"],
+        "scope": SCOPE,
+        "aud": token_uri,
+        "iat": issued,
+        "exp": issued + 3600,
+    }
+    signing_input = f"{_b64url(json.dumps(header).encode())}.{_b64url(json.dumps(claims).encode())}"
+    try:
+        key = serialization.load_pem_private_key(info["private_key"].encode(), password=None)
+    except (ValueError, TypeError) as exc:
+        raise CredentialsError("the service account's private_key is not a PEM RSA key") from exc
+    signature = key.sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256())  # type: ignore[union-attr,call-arg]
+    return f"{signing_input}.{_b64url(signature)}"
+
+
+def _post_form(url: str, fields: dict[str, str]) -> dict[str, Any]:
+    data = urllib.parse.urlencode(fields).encode()
+    request = urllib.request.Request(
+        url,
+        data=data,
+        headers={"content-type": "application/x-www-form-urlencoded", "accept": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:  # noqa: S310 (the file's token_uri)
+            return json.loads(response.read() or b"{}")
+    except urllib.error.HTTPError as exc:
+        raw = exc.read().decode("utf-8", "replace")
+        try:
+            body = json.loads(raw)
+            detail = f"{body.get('error', '')}: {body.get('error_description', '')}".strip(": ")
+        except ValueError:
+            detail = raw[:200]
+        raise CredentialsError(f"Google token exchange at {url} failed: {exc.code} {detail}") from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise CredentialsError(f"Google token exchange at {url} failed: {reason}") from None
+
+
+def fetch_token(path: str) -> AccessToken:
+    """A fresh access token for the credentials file at ``path`` (blocking)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            info = json.load(handle)
+    except OSError as exc:
+        raise CredentialsError(f"Cannot read Google credentials {path}: {exc.strerror or exc}") from None
+    except ValueError:
+        raise CredentialsError(f"Google credentials {path} are not JSON") from None
+    kind = info.get("type")
+    if kind == "service_account":
+        token_uri = info.get("token_uri") or GOOGLE_TOKEN_URI
+        answer = _post_form(token_uri, {"grant_type": JWT_GRANT, "assertion": sign_jwt(info, token_uri)})
+        quota = info.get("quota_project_id")
+    elif kind == "authorized_user":
+        token_uri = info.get("token_uri") or GOOGLE_TOKEN_URI
+        fields = {
+            "grant_type": "refresh_token",
+            "client_id": info.get("client_id", ""),
+            "client_secret": info.get("client_secret", ""),
+            "refresh_token": info.get("refresh_token", ""),
+        }
+        answer = _post_form(token_uri, fields)
+        quota = info.get("quota_project_id")
+    else:
+        raise CredentialsError(
+            f"Google credentials of type {kind!r} ({path}) are not supported: use a service account key "
+            "or `gcloud auth application-default login`"
+        )
+    token = answer.get("access_token")
+    if not token:
+        raise CredentialsError(f"Google token endpoint {token_uri} answered without an access_token")
+    expires_in = float(answer.get("expires_in") or 3600)
+    return AccessToken(str(token), time.time() + expires_in, quota)
+
+
+async def access_token(env: Any) -> AccessToken:
+    """The cached token for the ADC file, renewed (in a worker thread) when it is due."""
+    path = adc_path(env)
+    try:
+        stamp = os.stat(path).st_mtime
+    except OSError:
+        raise CredentialsError(
+            f"No Google application default credentials at {path}: set GOOGLE_APPLICATION_CREDENTIALS "
+            "or run `gcloud auth application-default login`"
+        ) from None
+    key = (path, stamp)
+    cached = _cache.get(key)
+    if cached is not None and cached.expires_at - EARLY_S > time.time():
+        return cached
+    token = await asyncio.to_thread(fetch_token, path)
+    _cache[key] = token
+    return token

@@ -32,8 +32,11 @@ def attach_budget(
     """Give ``session``'s agent its budget (inside ``parent``'s when given), counting what the
     session's file already holds, and record a stop in the file."""
     budget = Budget(limits, parent=None, scope=scope)
-    entries = _entries(session.store)
-    budget.seed(entries)  # before linking: earlier runs were already counted by the parent's file
+    if limits.any() or parent is not None:
+        # Counting what the file holds decodes every message of it: only worth it when there
+        # is a limit to enforce (a resumed 50 MiB session must not be read whole otherwise).
+        # Before linking: earlier runs were already counted by the parent's file.
+        budget.seed(_entries(session.store))
     budget.parent = parent
     session.agent.budget = budget
 

@@ -28,6 +28,7 @@ from pi_host.plugins.dispatch import PluginHost
 from pi_host.plugins.registrations import SessionStoreFactory
 from pi_host.plugins.selection import PluginRequest, hook_timeout_ms, load_plugins
 from pi_host.runtime.compactor import Compactor
+from pi_host.runtime.editable_plugins import forget_changed_modules
 from pi_host.runtime.extension_api import ExtensionApi
 from pi_host.session.agent_session import AgentSession
 from pi_host.session.config import SessionConfig
@@ -279,6 +280,7 @@ class SessionFactory:
         store (``session_shutdown`` with reason ``reload`` first; the store stays open)."""
         if self._reload_plugins is None:
             raise SessionError("This run cannot reload")
+        forget_changed_modules()  # plugins installed by reference: their edited code loads again
         host, trusted = self._reload_plugins()
         settings, _ = load_settings(current.config.cwd, project_trusted=bool(trusted))
         await current.host.dispatch("session_shutdown", {"reason": "reload"}, current.ctx)

@@ -10,20 +10,21 @@ import re
 import sys
 from typing import Any
 
-from pi_packages import manifest, npm
-from pi_packages.pip_runner import HOST, PipMissing, installed, normalise, run_pip
+from pi_packages import build_tools, manifest, npm
+from pi_packages.pip_runner import HOST, PipMissing, installed, normalise, pip_command, run_pip
 from pi_packages.specs import normalise_spec, pip_install_args, spec_problem
 
 INSTALL_USAGE = """\
-Usage: pi install [-l] [--editable] [-U] [-v] [pip options...] <requirement | path | git URL>...
+Usage: pi install [-l] [--copy] [--editable] [-U] [-v] [pip options...] <requirement | path | git URL>...
        pi install [-l] [-v] npm:<package>[@version]...
        pi install --sync [-v] [pip options...]
        pi install --node
 
 Install plugin packages with pip into the environment pi-host runs in, and record them in
 <agent dir>/pi-host-packages.json (-l/--local: the project's .pi/pi-host-packages.json, trusted
-projects only). A path is recorded as an absolute path; git:host/owner/repo[@ref] and repository
-URLs install with git. npm:<package> is one of pi's TypeScript extension packages: npm installs it
+projects only). A local folder is installed by reference (pip's editable install: later edits
+are used, and /reload re-imports them); --copy installs a snapshot instead. A path is recorded as
+an absolute path; git:host/owner/repo[@ref] and repository URLs install with git. npm:<package> is one of pi's TypeScript extension packages: npm installs it
 into <agent dir>/pi-host/npm (Node.js and npm are fetched from the npm registry when missing;
 --node does only that) and it loads at start-up. --sync installs every recorded package that is
 missing here (after pi-host was reinstalled into a fresh environment). Other options (--no-deps,
@@ -78,6 +79,8 @@ def _out(line: str) -> None:
 class Options:
     def __init__(self) -> None:
         self.local = self.editable = self.upgrade = self.verbose = self.sync = False
+        self.copy = False
+        """A local folder as a snapshot (pip's ordinary install) instead of by reference."""
         self.approve: bool | None = None
         self.json = self.help = self.node = False
         self.pip: list[str] = []
@@ -96,6 +99,8 @@ def parse(argv: list[str]) -> Options:
             opts.local = True
         elif arg == "--editable":  # not -e: that is pi's --extension
             opts.editable = True
+        elif arg == "--copy":
+            opts.copy = True
         elif arg in ("-U", "--upgrade"):
             opts.upgrade = True
         elif arg in ("-v", "--verbose"):
@@ -155,9 +160,19 @@ def _install_one(spec: str, opts: Options, path: str, pip_extra: list[str]) -> b
     if os.path.isabs(spec) and not os.path.exists(spec):
         _err(f"pi: installing {spec} failed: no such file or directory")
         return False
+    # pi installs a local folder by reference: here pip's editable install, unless --copy
+    folder = os.path.isabs(spec) and any(
+        os.path.isfile(os.path.join(spec, name)) for name in ("pyproject.toml", "setup.py")
+    )  # (pip names a folder that is no project more plainly when it is not asked to edit it)
+    editable = opts.editable or (folder and not opts.copy)
+    tools = None
+    if folder and "--no-build-isolation" not in pip_extra and pip_command()[1]:
+        built = build_tools.plan(spec, editable, pip_extra, opts.upgrade)
+        if built is not None:
+            pip_extra, tools = [*pip_extra, *built.pip_options()], built.tools
     args = ["install"] + (["-U"] if opts.upgrade else []) + pip_extra
-    args += pip_install_args(spec, opts.editable)
-    result = run_pip(args, verbose=opts.verbose)
+    args += pip_install_args(spec, editable)
+    result = run_pip(args, verbose=opts.verbose, build_tools=tools)
     if not result.ok:
         detail = result.error_line() if not opts.verbose else "see pip's output above"
         _err(f"pi: installing {spec} failed: {detail}")
@@ -182,7 +197,7 @@ def _install_one(spec: str, opts: Options, path: str, pip_extra: list[str]) -> b
     for name, version in requested:
         if normalise(name) == HOST:
             continue
-        manifest.record(path, spec, name, version, opts.editable)
+        manifest.record(path, spec, name, version, editable)
     return True
 
 
@@ -314,6 +329,7 @@ def _sync(opts: Options, cwd: str) -> int:
         for path, entry in missing:
             one = Options()
             one.editable, one.verbose = bool(entry.get("editable")), opts.verbose
+            one.copy = not one.editable  # as it was installed
             ok = _install_one(entry["spec"], one, path, opts.pip) and ok
     except PipMissing as exc:
         _err(f"pi: {exc}")
@@ -398,6 +414,7 @@ def _rows(cwd: str, approve: bool | None) -> list[dict[str, Any]]:
                 "version": dist.version,
                 "scope": scope,
                 "spec": entry.get("spec"),
+                "editable": bool(entry.get("editable")),
                 "entryPoints": dist.entry_points,
                 "installed": True,
                 "resources": shipped.pop(key, {}).get("resources", {}),
@@ -461,7 +478,7 @@ def cmd_list(argv: list[str]) -> int:
         state = "" if row["installed"] else "  MISSING (pi install --sync)"
         _out(f"{row['name']} {row['version'] or '-'}  [{row['scope']}]{state}")
         if row["spec"]:
-            _out(f"    from: {row['spec']}")
+            _out(f"    from: {row['spec']}" + ("  (by reference)" if row.get("editable") else ""))
         for ep in row["entryPoints"]:
             _out(f"    pi_host: {ep}")
         if row.get("npm") and row["installed"]:
@@ -515,6 +532,7 @@ def cmd_update(argv: list[str]) -> int:
         for path, entry in targets:
             one = Options()
             one.editable, one.verbose, one.upgrade = bool(entry.get("editable")), opts.verbose, True
+            one.copy = not one.editable
             ok = _install_one(entry["spec"], one, path, opts.pip) and ok
     except PipMissing as exc:
         _err(f"pi: {exc}")

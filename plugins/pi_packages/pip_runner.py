@@ -98,8 +98,9 @@ class PipResult:
         ]
 
 
-def run_pip(args: list[str], *, verbose: bool = False) -> PipResult:
-    """``pip <args>``; with ``install``, what it installed (``args[0]`` is the pip command)."""
+def run_pip(args: list[str], *, verbose: bool = False, build_tools: str | None = None) -> PipResult:
+    """``pip <args>``; with ``install``, what it installed (``args[0]`` is the pip command).
+    ``build_tools``: a folder only the build hooks may import from (see :mod:`.build_tools`)."""
     prefix, real_pip = pip_command()
     extra: list[str] = []
     if real_pip:
@@ -118,6 +119,12 @@ def run_pip(args: list[str], *, verbose: bool = False) -> PipResult:
             extra += ["--report", report]
     command = prefix + args[:1] + extra + args[1:]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
+    if build_tools and real_pip:
+        from pi_packages.build_tools import BOOT
+
+        command[: len(prefix)] = [sys.executable, "-c", BOOT]
+        env["PI_HOST_BUILD_TOOLS"] = build_tools
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (build_tools, env.get("PYTHONPATH")) if p)
     try:
         proc = subprocess.run(
             command,

@@ -82,8 +82,10 @@ def venv_pi(
 
 
 def pi_install_example(name: str, venv: Path, **env: str) -> subprocess.CompletedProcess:
-    """``pi install ./extension_examples/<name>`` with the environment's own ``pi`` (offline);
-    fails the test with pi's output when the install does not succeed."""
-    out = venv_pi(venv, "install", *OFFLINE, str(EXAMPLES / name), **env)
+    """``pi install --copy ./extension_examples/<name>`` with the environment's own ``pi``
+    (offline); fails the test with pi's output when the install does not succeed. A copy, as a
+    user gets the example from an index, and so that its site-packages can be imported in process
+    (an install by reference is a ``.pth`` file: ``e2e/venvs/test_editable_install.py``)."""
+    out = venv_pi(venv, "install", "--copy", *OFFLINE, str(EXAMPLES / name), **env)
     assert out.returncode == 0, out.stdout + out.stderr
     return out

@@ -25,7 +25,7 @@ def test_install_failures_name_their_cause(tmp_path, isolated_environment):
     cases = [
         (
             str(raising),
-            "Preparing metadata (pyproject.toml) did not run successfully: "
+            "Preparing editable metadata (pyproject.toml) did not run successfully: "
             "RuntimeError: setup.py exploded on purpose",
         ),
         (str(bad_toml), "TOMLDecodeError: Expected ']' at the end of a table declaration"),

@@ -46,7 +46,8 @@ def test_install_list_run_remove_and_sync(tmp_path, isolated_environment):
     first = make_venv(tmp_path / "first")
     before = site_listing(first)
 
-    out = venv_pi(first, "install", *OFFLINE, os.path.relpath(GUARD, Path.cwd()))
+    # --copy: a snapshot, as pip installs from an index (by reference: test_editable_install.py)
+    out = venv_pi(first, "install", "--copy", *OFFLINE, os.path.relpath(GUARD, Path.cwd()))
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["Installed pi-guard 0.1.0 (provides: guard)"]
     assert "pi_guard" in site_listing(first)

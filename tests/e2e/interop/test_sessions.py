@@ -153,3 +153,39 @@ def test_pi_projects_every_entry_type_written_here_like_we_do(compact, tmp_path,
     for mine, pis in zip(ours, theirs, strict=True):
         for key in ("content", "summary", "fromId", "customType", "display", "sections"):
             assert mine.get(key) == pis.get(key), key
+
+
+@pytest.mark.skipif(PI is None, reason="pi 1.6.0 (node) is not installed under .tools/")
+def test_pi_opens_and_continues_a_sub_agents_child_session(tmp_path, isolated_environment):
+    """The ``task`` tool's child session (issue 35) is a file pi 1.6.0 opens: it continues the
+    child's conversation and keeps its ``parentSession`` link."""
+    from tests.support.loopback import LoopbackServer as ScriptedServer
+    from tests.support.loopback import Reply, write_models_json
+
+    work, agent = isolated_environment["work"], isolated_environment["agent"]
+    pi_agent = tmp_path / "pi-agent"
+    replies = [
+        Reply.tool("task", {"prompt": "CHILD-TASK say hi"}),
+        Reply("CHILD-ANSWER hi"),
+        Reply("parent done"),
+        Reply("pi continued the child"),
+    ]
+    with ScriptedServer(replies) as server:
+        write_models_json(agent, server.url)
+        write_models_json(pi_agent, server.url)
+        run = _pi_host(["--model", "loop/loop-1", "--tools", "read,task", "-p", "delegate"], work, agent)
+        assert run.returncode == 0 and "parent done" in run.stdout, run.stderr
+        headers = {p: read_jsonl(p)[0] for p in (agent / "sessions").rglob("*.jsonl")}
+        [parent] = [p for p, h in headers.items() if "parentSession" not in h]
+        [child] = [p for p, h in headers.items() if h.get("parentSession") == str(parent)]
+        before = read_jsonl(child)
+        result = run_print(
+            PI, ["--session", str(child), "--no-extensions", "-p", "go on"], str(work), str(pi_agent)
+        )
+        assert result.returncode == 0, result.stderr
+        assert "pi continued the child" in result.stdout
+        sent = server.requests[-1]["messages"]
+    texts = json.dumps(sent)
+    assert "CHILD-TASK" in texts and "CHILD-ANSWER hi" in texts and "delegate" not in texts
+    after = read_jsonl(child)
+    assert after[: len(before)] == before and after[0]["parentSession"] == str(parent)

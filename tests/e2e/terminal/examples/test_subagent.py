@@ -68,7 +68,15 @@ def test_interactive_subagent_call_reaches_the_model_as_a_separate_session(insta
     assert "# Sub-agent" in json.dumps(systems[1]) and "# Sub-agent" not in json.dumps(systems[0])
     assert [m["role"] for m in sub["messages"] if m["role"] != "system"] == ["user"]
     assert "SUB-AGENT-ANSWER 42" in json.dumps([m for m in parent_again["messages"] if m["role"] == "tool"])
-    [path] = session_files(world)
+    # ctx.spawn keeps the sub-agent in a child session file of its own, linked to the parent's
+    path, child = _parent_and_child(session_files(world))
     roles = messages_by_role(path)
     assert len(roles["user"]) == 1 and "SUB-TASK" not in json.dumps(roles["user"])
     assert not any("SUB-AGENT-ANSWER" in m for m in roles["assistant"])
+
+
+def _parent_and_child(paths):
+    headers = {path: json.loads(path.read_text().splitlines()[0]) for path in paths}
+    [parent] = [path for path, header in headers.items() if "parentSession" not in header]
+    [child] = [path for path, header in headers.items() if header.get("parentSession") == str(parent)]
+    return parent, child

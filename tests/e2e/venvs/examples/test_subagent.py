@@ -58,7 +58,8 @@ def test_installed_by_pi_install_the_parent_gets_the_answer_and_keeps_its_file_c
     run = venv_pi(venv, "-p", "--model", "faux/faux-1", "delegate it", PI_FAUX_SCRIPT=json.dumps(script))
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "parent got: SUB-ANSWER forty-two"
-    [path] = (isolated_environment["agent"] / "sessions").rglob("*.jsonl")  # no file for the sub-agent
+    # ctx.spawn keeps the sub-agent in a child session file of its own, linked to the parent's
+    path, child = _parent_and_child(list((isolated_environment["agent"] / "sessions").rglob("*.jsonl")))
     roles = messages_by_role(path)
     assert len(roles["user"]) == 1 and "delegate it" in roles["user"][0]
     assert len(roles["assistant"]) == 2  # the parent's tool call and its answer, not the sub-agent's
@@ -66,3 +67,10 @@ def test_installed_by_pi_install_the_parent_gets_the_answer_and_keeps_its_file_c
     [result] = roles["toolResult"]
     assert "SUB-ANSWER forty-two" in result and '"turns": 1' in result
     assert "# Sub-agent" not in path.read_text()
+
+
+def _parent_and_child(paths):
+    headers = {path: json.loads(path.read_text().splitlines()[0]) for path in paths}
+    [parent] = [path for path, header in headers.items() if "parentSession" not in header]
+    [child] = [path for path, header in headers.items() if header.get("parentSession") == str(parent)]
+    return parent, child

@@ -42,6 +42,15 @@ def expires_soon(entry: dict[str, Any]) -> bool:
     return _now_ms() + MINIMUM_VALIDITY_MS >= expires
 
 
+def _without_tokens(text: str, entry: dict[str, Any]) -> str:
+    """An authorization server may echo the token it refused: the stored ones are cut out."""
+    for name in ("refresh", "access"):
+        value = entry.get(name)
+        if isinstance(value, str) and len(value) >= 4:
+            text = text.replace(value, "…")
+    return text
+
+
 def can_refresh(provider: str) -> bool:
     from pi_host.config.oauth_providers import PROVIDERS
 
@@ -63,7 +72,10 @@ def refresh_stored(path: str, provider: str) -> dict[str, Any] | None:
         if not isinstance(current, dict) or current.get("type") != "oauth":
             return
         if expires_soon(current):
-            current = PROVIDERS[provider].refresh(current)
+            try:
+                current = PROVIDERS[provider].refresh(current)
+            except OAuthError as exc:
+                raise OAuthError(_without_tokens(str(exc), current)) from None
             data[provider] = current
         result["entry"] = current
 

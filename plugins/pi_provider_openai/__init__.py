@@ -1,5 +1,6 @@
 """OpenAI wire APIs: ``openai-completions`` (OpenAI and every OpenAI-compatible server),
-``openai-responses``, ``azure-openai-responses`` (Azure OpenAI) and ``mistral-conversations``
+``openai-responses``, ``azure-openai-responses`` (Azure OpenAI), ``openai-codex-responses`` (ChatGPT
+plans through the Codex backend) and ``mistral-conversations``
 (Mistral's chat completions). The models are
 pi's catalog (plugin ``pi_provider_catalog``).
 
@@ -27,6 +28,12 @@ def _azure(model, context, options):
     return stream_azure_responses(model, context, options)
 
 
+def _codex(model, context, options):
+    from pi_provider_openai.codex import stream_codex
+
+    return stream_codex(model, context, options)
+
+
 def _mistral(model, context, options):
     # pi 1.6.0 talks to Mistral through its own SDK, which posts OpenAI-shaped chat completions
     # to <baseUrl>/v1/chat/completions; the completions adapter (Mistral compat is detected from
@@ -48,4 +55,5 @@ def register_providers():
         ProviderApi(api="openai-responses", stream=_responses),
         ProviderApi(api="mistral-conversations", stream=_mistral),
         ProviderApi(api="azure-openai-responses", stream=_azure),
+        ProviderApi(api="openai-codex-responses", stream=_codex),
     ]

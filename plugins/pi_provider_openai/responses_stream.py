@@ -56,6 +56,7 @@ class ResponsesParser:
             "response.refusal.delta": self._text_delta,
             "response.function_call_arguments.delta": self._args_delta,
             "response.completed": self._finished,
+            "response.done": self._finished,  # the Codex backend's name for it
             "response.incomplete": self._finished,
             "response.failed": self._finished,
             "response.cancelled": self._finished,

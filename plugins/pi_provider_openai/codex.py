@@ -1,0 +1,75 @@
+"""The ``openai-codex-responses`` stream function: the Responses API as ChatGPT's Codex backend
+serves it to a ChatGPT Plus/Pro login (provider ``openai-codex``; facts from pi 1.6.0).
+
+Differences from ``openai-responses``, all from pi: the URL is ``<baseUrl>/codex/responses``; the
+OAuth access token goes as ``Authorization: Bearer`` with ``chatgpt-account-id`` (the token's
+``chatgpt_account_id`` claim), ``OpenAI-Beta: responses=experimental``, ``originator: pi`` and the
+session id as ``session-id`` / ``x-client-request-id``; the body always asks for encrypted
+reasoning, low text verbosity, ``tool_choice: auto`` and parallel tool calls, and tools carry no
+``strict``; ``response.done`` ends a response like ``response.completed``. pi first tries the
+backend's WebSocket transport and compresses SSE bodies with zstd; pi-host sends plain SSE,
+which pi itself falls back to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pi_host.lib.llm.builder import MessageBuilder, guard
+from pi_provider_openai.responses import send
+from pi_provider_openai.responses_request import build_body
+from pi_provider_openai.shared import auth_headers, output_cap, scrub_body, transform
+
+API = "openai-codex-responses"
+DEFAULT_BASE_URL = "https://chatgpt.com/backend-api"
+
+
+def codex_url(base_url: str) -> str:
+    base = (base_url or "").strip().rstrip("/") or DEFAULT_BASE_URL
+    if base.endswith("/codex/responses"):
+        return base
+    return base + ("/responses" if base.endswith("/codex") else "/codex/responses")
+
+
+def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any], dict[str, str]]:
+    """(url, body, headers) for a request; pure, for tests. Raises ``ValueError`` when the key is
+    not a ChatGPT access token (no account id in it)."""
+    from pi_host.config.oauth_http import jwt_claims
+
+    claims = jwt_claims(options.api_key or "") or {}
+    account = (claims.get("https://api.openai.com/auth") or {}).get("chatgpt_account_id")
+    if not isinstance(account, str) or not account:
+        raise ValueError("Failed to extract accountId from token: log in with `pi auth login openai-codex`")
+    flags = dict(model.compat or {})
+    messages = transform(model, context.messages)
+    body = build_body(model, messages, context.tools, options, flags, output_cap(model, messages, options))
+    body.pop("prompt_cache_retention", None)  # the Codex backend keeps its own cache
+    body["text"] = {"verbosity": "low"}
+    body["include"] = ["reasoning.encrypted_content"]
+    body["tool_choice"] = "auto"
+    body["parallel_tool_calls"] = True
+    for tool in body.get("tools") or ():
+        tool.pop("strict", None)
+    headers = {"originator": "pi", **auth_headers(model, options)}
+    headers.update({
+        "authorization": f"Bearer {options.api_key}",
+        "chatgpt-account-id": account,
+        "openai-beta": "responses=experimental",
+        "accept": "text/event-stream",
+        "content-type": "application/json",
+    })  # fmt: skip
+    if options.session_id and options.cache_retention != "none":
+        headers["session-id"] = headers["x-client-request-id"] = options.session_id
+    return codex_url(model.base_url), scrub_body(body), headers
+
+
+def stream_codex(model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
+    builder = MessageBuilder(model, api=API, options=options)
+    return guard(builder, _events(builder, model, context, options), options.signal)
+
+
+async def _events(builder: MessageBuilder, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
+    url, body, headers = prepare(model, context, options)  # a ValueError becomes the error event
+    async for event in send(builder, url, body, headers, options):
+        yield event

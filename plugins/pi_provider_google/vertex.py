@@ -75,14 +75,20 @@ def stream_vertex(model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
 
 async def _events(builder: MessageBuilder, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
     key = _key(options)
-    url = endpoint(model, options, express=key is not None)
     base = {"user-agent": user_agent()}
-    if key is not None:
-        base["x-goog-api-key"] = key
-    else:
-        from pi_provider_google.adc import access_token
+    try:
+        url = endpoint(model, options, express=key is not None)
+        token = None
+        if key is None:
+            from pi_provider_google.adc import access_token
 
-        token = await access_token(lambda name: env_value(options, name))
+            token = await access_token(lambda name: env_value(options, name))
+    except ValueError as exc:  # a missing project or location, unusable credentials: said as is
+        yield builder.fail(str(exc))
+        return
+    if token is None:
+        base["x-goog-api-key"] = key or ""
+    else:
         if isinstance(options.secrets, list):
             options.secrets.append(token.token)  # kept out of error texts like a key
         base["authorization"] = f"Bearer {token.token}"

@@ -52,12 +52,14 @@ def stream_azure_responses(model: Any, context: Any, options: Any) -> AsyncItera
 
 
 async def _events(builder: MessageBuilder, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
+    problem = None
     if not options.api_key:
-        raise ValueError(f"No API key for provider: {model.provider}")
-    if not model.base_url:
-        raise ValueError(
-            "Azure OpenAI base URL is required: set AZURE_OPENAI_BASE_URL or AZURE_OPENAI_RESOURCE_NAME"
-        )
+        problem = f"No API key for provider: {model.provider}"
+    elif not model.base_url:
+        problem = "Azure OpenAI base URL is required: set AZURE_OPENAI_BASE_URL or AZURE_OPENAI_RESOURCE_NAME"
+    if problem is not None:
+        yield builder.fail(problem)
+        return
     url, body, headers = prepare(model, context, options)
     async for event in send(builder, url, body, headers, options):
         yield event

@@ -48,6 +48,7 @@ class AuthServer:
     revoked: set[str] = field(default_factory=set)
     challenges: dict[str, str] = field(default_factory=dict)  # code -> PKCE challenge
     pending_polls: int = 1  # device polls answered authorization_pending first
+    codex_tool_call: bool = True  # False: the Codex answer is text only (a CLI run ends)
     counter: itertools.count = field(default_factory=lambda: itertools.count(1))
 
     def __post_init__(self) -> None:
@@ -131,7 +132,8 @@ class AuthServer:
         return status, {"Content-Type": "application/json"}, json.dumps(reply).encode()
 
     def route(self, seen: Seen) -> tuple[int, Any]:
-        path, form = seen.path, seen.form() if seen.method == "POST" else {}
+        is_form = "x-www-form-urlencoded" in seen.headers.get("content-type", "")
+        path, form = seen.path, seen.form() if is_form else {}
         if path in ("/oauth/authorize", "/api/accounts/authorize"):
             params = {"code": self.code_for(seen.query["code_challenge"]), "state": seen.query["state"]}
             if path == "/api/accounts/authorize":
@@ -201,13 +203,21 @@ class AuthServer:
             if not self.pkce_ok(body["code"], body["code_verifier"]):
                 return 400, {"error": {"message": "bad verifier"}}
             return 200, {"key": "sk-or-v1-loopback", "user_id": "u1"}
+        if path.endswith("/chat/completions"):  # Kimi Code's OpenAI-compatible endpoint
+            chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                     "choices": [{"index": 0, "delta": {"role": "assistant", "content": "kimi answer"},
+                                  "finish_reason": "stop"}]}  # fmt: skip
+            return 200, (
+                {"Content-Type": "text/event-stream"},
+                f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode(),
+            )
         if path == "/codex/responses":
-            return 200, ({"Content-Type": "text/event-stream"}, codex_stream())
+            return 200, ({"Content-Type": "text/event-stream"}, codex_stream(self.codex_tool_call))
         return 404, {"error": "not_found"}
 
 
-def codex_stream() -> bytes:
-    """A Codex-backend answer: a text, then a tool call, ended by ``response.done``."""
+def codex_stream(tool_call: bool = True) -> bytes:
+    """A Codex-backend answer: a text, then (``tool_call``) a tool call, ended by ``response.done``."""
     events = [
         {"type": "response.created", "response": {"id": "resp_1", "status": "in_progress"}},
         {"type": "response.output_item.added", "output_index": 0,
@@ -226,4 +236,6 @@ def codex_stream() -> bytes:
         {"type": "response.done", "response": {"id": "resp_1", "status": "completed",
          "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}}},
     ]  # fmt: skip
+    if not tool_call:
+        events = events[:4] + events[-1:]
     return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)

@@ -24,6 +24,7 @@ from pi_session_jsonl.files import (
     open_regular,
 )
 from pi_session_jsonl.jsonl import parse_line
+from pi_session_jsonl.row_text import _text, tail_messages, text_matches
 
 
 @dataclass
@@ -43,8 +44,6 @@ class SessionInfo:
     def last_messages(self, limit: int = 4) -> list[tuple[str, str]]:
         """The last ``limit`` user/assistant messages with text, as ``(role, text)``, oldest
         first (read from the end of the file now)."""
-        from pi_session_jsonl.quick_rows import tail_messages
-
         return tail_messages(self.path, limit)
 
     def text_matches(self, needles: list[str]) -> bool:
@@ -53,8 +52,6 @@ class SessionInfo:
         if self.all_messages_text or not self.message_count:
             text = " ".join(self.all_messages_text.lower().split())
             return all(" ".join(needle.split()) in text for needle in needles)
-        from pi_session_jsonl.quick_rows import text_matches
-
         return text_matches(self.path, needles)
 
     def rename(self, name: str) -> str | None:
@@ -354,24 +351,6 @@ class _Summary:
             if not self.first and role == "user":
                 self.first = text
         return None
-
-
-def _text(content: Any) -> tuple[str, str | None]:
-    """The text of a message's content, or the problem that makes it unreadable."""
-    if content is None or isinstance(content, str):
-        return content or "", None
-    if not isinstance(content, list):
-        return "", f"field message.content: expected a string or an array, got {describe(content)}"
-    parts = []
-    for index, block in enumerate(content):
-        if not isinstance(block, dict):
-            return "", f"field message.content.{index}: expected an object, got {describe(block)}"
-        if block.get("type") == "text":
-            text = block.get("text")
-            if not isinstance(text, str):
-                return "", f"field message.content.{index}.text: expected a string, got {describe(text)}"
-            parts.append(text)
-    return " ".join(parts), None
 
 
 def list_sessions(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pi_session_jsonl import files, listing, quick_rows
+from pi_session_jsonl import files, listing, quick_rows, row_text
 
 from tests.support.budget import examples
 from tests.support.fuzz_sessions import FUZZ
@@ -132,5 +132,5 @@ def test_the_preview_looks_back_no_further_than_its_limit(tmp_path, monkeypatch)
     with open(path, "ab") as handle:
         handle.write(json.dumps(user("u2", "a1", "y" * 300_000)).encode())  # a long last line
     assert [text[:5] for _role, text in quick_rows.tail_messages(str(path), 2)] == ["done", "yyyyy"]
-    monkeypatch.setattr(quick_rows, "TAIL_READ_LIMIT", 200_000)
+    monkeypatch.setattr(row_text, "TAIL_READ_LIMIT", 200_000)
     assert quick_rows.tail_messages(str(path), 2) == []  # neither is within the last 200,000 bytes

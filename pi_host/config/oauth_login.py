@@ -91,7 +91,7 @@ class CallbackServer:
         shown = f"[{host}]" if ":" in host else host
         self.redirect_uri = f"http://{shown}:{bound}{path}"
         self.port = bound
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
 
     def handle(self, raw_path: str) -> tuple[int, bytes]:
         url = urllib.parse.urlsplit(raw_path)

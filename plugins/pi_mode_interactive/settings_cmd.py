@@ -200,20 +200,32 @@ def _providers(ui: InteractiveApp) -> list[str]:
 
 
 async def login(ui: InteractiveApp, args: str = "") -> None:
-    """``/login [provider]``: store an API key in auth.json."""
+    """``/login [provider]``: sign in with a subscription, or store an API key in auth.json."""
     from pi_host.config.credentials import AuthStorage
     from pi_mode_interactive.dialogs import TextDialog
+    from pi_mode_interactive.oauth_login import offers_sign_in, sign_in
 
     provider = args.strip()
     if not provider:
         registry = ui.session.registry
         items = [(name, name, "key ✓" if registry.has_auth(name) else "no key") for name in _providers(ui)]
+        # subscriptions (ChatGPT, Copilot...) sign in through the browser or a device code
+        items = [
+            (n, label, f"{note} · subscription" if offers_sign_in(n) else note) for n, label, note in items
+        ]
         if not items:
             ui.notice("No provider needs a key")
             return
-        provider = await ui.pick("Log in to a provider (API key)", items)
+        provider = await ui.pick("Log in to a provider", items)
         if provider is None:
             return
+    if offers_sign_in(provider):
+        await sign_in(ui, provider)
+        return
+    if provider == "anthropic":
+        from pi_host.config.oauth_providers import ANTHROPIC_REFUSAL
+
+        ui.notice(ANTHROPIC_REFUSAL, "warning")
     key = await ui.ask(TextDialog(f"API key for {provider}", password=True))
     if key is None or not key.strip():
         ui.notice("Nothing saved")

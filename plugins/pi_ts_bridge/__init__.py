@@ -6,13 +6,10 @@ Node process, no JSON machinery) loads until a ``.ts``/``.js`` extension is conf
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 from pi_host import hookimpl
-
-RUNTIMES: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
-"""Plugin host -> its bridge (``pi_ts_bridge.runtime.BridgeRuntime``), once one was started."""
+from pi_ts_bridge.runtimes import RUNTIMES
 
 
 @hookimpl

@@ -14,13 +14,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pi_ts_bridge import ops
+from pi_ts_bridge.extension import BridgeRuntime
 from pi_ts_bridge.wire import to_wire
-
-if TYPE_CHECKING:
-    from pi_ts_bridge.runtime import BridgeRuntime
 
 
 class NoSession(RuntimeError):

@@ -4,13 +4,11 @@ with pi-host's plugins, model calls, and the extensions' own abort signals."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pi_host import Command
+from pi_ts_bridge.extension import BridgeRuntime, Extension
 from pi_ts_bridge.tools import ScriptTool
-
-if TYPE_CHECKING:
-    from pi_ts_bridge.runtime import BridgeRuntime, Extension
 
 
 def first_line(text: Any) -> str:
@@ -88,7 +86,7 @@ def all_tools(runtime: BridgeRuntime) -> list[dict[str, Any]]:
 
 def subscribe_late(runtime: BridgeRuntime, extension: Extension, event: str) -> None:
     """``pi.on`` after the factory returned, for an event the extension had no handler of."""
-    from pi_ts_bridge.plugin import add_event_hook
+    from pi_ts_bridge.events import add_event_hook
 
     add_event_hook(runtime, extension, event, late=True)
 

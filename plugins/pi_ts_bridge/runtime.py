@@ -18,6 +18,7 @@ from typing import Any
 from pi_host.plugins.dispatch import PluginHost, PluginRecord
 from pi_ts_bridge import calls
 from pi_ts_bridge.channel import BridgeDead, BridgeTimeout, Channel, Frame
+from pi_ts_bridge.extension import Extension, ExtensionLoadError  # noqa: F401  (named here by callers)
 from pi_ts_bridge.node import find_node
 from pi_ts_bridge.wire import to_wire
 
@@ -44,25 +45,6 @@ def _prompt_options(ctx: Any) -> dict[str, Any]:
         "contextFiles": [],
         "skills": [],
     }
-
-
-class ExtensionLoadError(Exception):
-    """An extension did not load (pi-host names it: ``plugin 'x' failed in load: ...``)."""
-
-
-class Extension:
-    """What pi-host knows of one loaded extension: its plugin record and registrations."""
-
-    def __init__(self, runtime: BridgeRuntime, record: PluginRecord, snapshot: dict[str, Any]) -> None:
-        self.runtime = runtime
-        self.record = record
-        self.name = record.name
-        self.snapshot = snapshot
-        self.tools: dict[str, dict[str, Any]] = {t["name"]: t for t in snapshot.get("tools", [])}
-        self.commands: dict[str, dict[str, Any]] = {c["name"]: c for c in snapshot.get("commands", [])}
-        self.plugin: Any = None
-        self.noted: set[str] = set()
-        self.dead_reported = False
 
 
 class BridgeRuntime:

@@ -5,13 +5,11 @@ and ``execute`` runs in the bridge, streaming ``onUpdate`` partial results and s
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pi_host import Tool, ToolResult
 from pi_host.loop.tools import ToolError
-
-if TYPE_CHECKING:
-    from pi_ts_bridge.runtime import Extension
+from pi_ts_bridge.extension import Extension
 
 
 def _result(value: Any) -> ToolResult:

@@ -52,7 +52,19 @@ def _prepare(name):
     return prepare
 
 
+def _copilot(model, options):
+    # A GitHub Copilot token names its account's API host (proxy-ep=...), as pi reads it; the
+    # catalog's URL is the individual plan's, kept when models.json chose another one.
+    key = options.api_key or ""
+    if "proxy-ep=" in key and model.base_url.rstrip("/") == "https://api.individual.githubcopilot.com":
+        from pi_host.config.oauth_providers import copilot_base_url
+
+        model = model.model_copy(update={"base_url": copilot_base_url(key)})
+    return model, options
+
+
 _PREPARE = {
+    "github-copilot": _copilot,
     "azure": _prepare("azure"),
     "cloudflare-workers-ai": _prepare("cloudflare_workers_ai"),
     "cloudflare-ai-gateway": _prepare("cloudflare_ai_gateway"),

@@ -255,3 +255,22 @@ async def test_codex_request_shape_and_streamed_tool_call(auth_server, isolated_
     assert body["tool_choice"] == "auto" and body["parallel_tool_calls"] is True
     assert all("strict" not in tool for tool in body.get("tools", []))
     assert entry["access"] not in repr(events)
+
+
+def test_copilot_requests_go_to_the_host_the_token_names(isolated_environment):
+    from pi_host.config.models import ModelRegistry
+    from pi_host.plugins.selection import PluginRequest, load_plugins
+    from tests.support.providers.openai_google import options
+
+    registry = ModelRegistry.from_plugins(
+        load_plugins(PluginRequest(cwd=str(isolated_environment["work"]))).host
+    )
+    model = registry.find("github-copilot", "gpt-4.1") or next(
+        m for m in registry.models() if m.provider == "github-copilot"
+    )
+    info = registry.providers["github-copilot"]
+    token = "tid=1;exp=9;proxy-ep=proxy.enterprise.githubcopilot.com;sku=x"
+    moved, _ = info.prepare(model, options(api_key=token))
+    assert moved.base_url == "https://api.enterprise.githubcopilot.com"
+    kept, _ = info.prepare(model, options(api_key="ghu_plain_token"))
+    assert kept.base_url == model.base_url

@@ -21,7 +21,6 @@ import json
 import os
 import sys
 import time
-from urllib.parse import unquote, urlparse
 
 GROUP = "pi_host"
 HOST_DISTRIBUTION = "pi-host"
@@ -34,6 +33,7 @@ _imported_at: dict[str, int] = {}
 def editable_projects() -> dict[str, str]:
     """The folders of the editable distributions that provide ``pi_host`` entry points, by name."""
     from importlib.metadata import distributions
+    from urllib.parse import unquote, urlparse  # here: the module is imported on every start
 
     found: dict[str, str] = {}
     for dist in distributions():

@@ -17,7 +17,9 @@ from pi_host.lib.sessions.store import (
 )
 from pi_session_jsonl import listing
 from pi_session_jsonl.paths import resolve_session_dir
-from pi_session_jsonl.store import JsonlStore, fork_file
+
+# ``pi_session_jsonl.store`` (the file reader and writer, with shutil) is imported by the
+# functions that open files: a ``--no-session`` run never needs it.
 
 
 def _conflicts(options: StoreOptions) -> None:
@@ -105,6 +107,8 @@ def _open(
     interactive: bool,
     warn: Callable[[str], None],
 ) -> TreeStore:
+    from pi_session_jsonl.store import JsonlStore, fork_file
+
     if options.fork:
         if options.session_id and listing.find_by_id(session_dir, options.session_id, cwd_filter, warn):
             raise SessionOpenError(f"Session already exists with id '{options.session_id}'")

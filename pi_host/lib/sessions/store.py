@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -32,6 +31,7 @@ from pi_host.lib.sessions.tree import (
     fresh_id,
     interrupted_tool_result,
     navigation_target,
+    uuid_text,
 )
 from pi_host.lib.sessions.validate import EntrySource, check_entries
 from pi_host.session.store import SessionContext, SessionStore, StoreOptions  # noqa: F401 (re-exported)
@@ -60,7 +60,7 @@ def new_session_id() -> str:
     value = (
         (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | (rand >> 62) << 64 | 0b10 << 62 | (rand & ((1 << 62) - 1))
     )
-    return str(uuid.UUID(int=value))
+    return uuid_text(value)
 
 
 def new_header(

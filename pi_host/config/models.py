@@ -408,12 +408,14 @@ class ModelRegistry:
         fn = self.apis.get(model.api)
         if fn is None:
             raise LookupError(f"No provider plugin implements API {model.api!r} (model {model.key})")
-        from pi_host.config.provider_requests import provider_stream
-
         info = self.providers.get(model.provider)
         prepare = info.prepare if info is not None else None
         env = self.auth.env_for(model.provider)  # auth.json's per-provider variables (pi's ``env``)
-        return fn if prepare is None and not env else provider_stream(fn, prepare, env)
+        if prepare is None and not env:
+            return fn
+        from pi_host.config.provider_requests import provider_stream
+
+        return provider_stream(fn, prepare, env)
 
     # --- keys ---------------------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 from urllib.parse import quote
 
@@ -150,8 +151,9 @@ class ConverseParser:
 
 async def _events(builder: MessageBuilder, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
     try:
-        async for event in _converse(builder, model, context, options):
-            yield event
+        async with aclosing(_converse(builder, model, context, options)) as events:  # closed with us
+            async for event in events:
+                yield event
     except (BedrockStreamError, auth.CredentialsError) as exc:  # texts meant to be read as they are
         yield builder.fail(str(exc))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 import orjson
@@ -189,8 +190,9 @@ def stream_google(model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
 
 async def _events(builder: MessageBuilder, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
     url, body, headers = prepare(model, context, options)
-    async for event in send(builder, url, body, headers, options):
-        yield event
+    async with aclosing(send(builder, url, body, headers, options)) as events:  # closed with us
+        async for event in events:
+            yield event
 
 
 async def send(

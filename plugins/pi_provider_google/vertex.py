@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 from pi_host.lib.llm.builder import MessageBuilder, guard
@@ -96,5 +97,6 @@ async def _events(builder: MessageBuilder, model: Any, context: Any, options: An
             base["x-goog-user-project"] = token.quota_project
     headers = request_headers(model, options, base)
     body = request_body(model, context, options)
-    async for event in send(builder, url, body, headers, options):
-        yield event
+    async with aclosing(send(builder, url, body, headers, options)) as events:  # closed with us
+        async for event in events:
+            yield event

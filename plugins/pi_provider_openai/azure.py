@@ -10,6 +10,7 @@ in auth.json) is sent as ``Authorization: Bearer`` instead, which Azure accepts 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 from urllib.parse import quote
 
@@ -61,5 +62,6 @@ async def _events(builder: MessageBuilder, model: Any, context: Any, options: An
         yield builder.fail(problem)
         return
     url, body, headers = prepare(model, context, options)
-    async for event in send(builder, url, body, headers, options):
-        yield event
+    async with aclosing(send(builder, url, body, headers, options)) as events:  # closed with us
+        async for event in events:
+            yield event

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 from pi_host.lib.llm.builder import MessageBuilder, guard
@@ -31,8 +32,9 @@ def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any]
 
 async def _events(builder: MessageBuilder, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
     url, body, headers = prepare(model, context, options)
-    async for event in send(builder, url, body, headers, options):
-        yield event
+    async with aclosing(send(builder, url, body, headers, options)) as events:  # closed with us
+        async for event in events:
+            yield event
 
 
 async def send(

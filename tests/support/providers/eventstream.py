@@ -62,3 +62,16 @@ def converse_tool_call_stream() -> bytes:
         ),
     ]  # fmt: skip
     return b"".join(parts)
+
+
+def converse_text_stream(text: str) -> bytes:
+    """A plain answer: one text block, ``end_turn``, usage."""
+    return b"".join(
+        [
+            event("messageStart", {"role": "assistant"}),
+            event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": text}}),
+            event("contentBlockStop", {"contentBlockIndex": 0}),
+            event("messageStop", {"stopReason": "end_turn"}),
+            event("metadata", {"usage": {"inputTokens": 200, "outputTokens": 8, "totalTokens": 208}}),
+        ]
+    )

@@ -137,6 +137,8 @@ def test_use_theme_accepts_the_packs_theme(pack_venv, isolated_environment):
         argv = [str(pack_venv / "bin" / "pi"), "--model", "faux/faux-1", "--no-session", "--use-theme", name]
         with Terminal(argv, env=env, cwd=isolated_environment["work"], width=100, height=30) as term:
             term.wait_for("ctrl+d exit", timeout=30)
+            # the loaded resources (and theme problems) are listed just after the banner
+            term.wait_for("theme 'no-such-theme' not found" if name == "no-such-theme" else "[Prompts]")
             screens[name] = (term.screen(joined=True), term.screen(ansi=True, joined=True))
     plain, ansi = screens["pack-dusk"]
     assert "not found" not in plain

@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 
 from pi_host.rpc import RpcClient
+from tests.support.interactive import PROMPT_READY
+from tests.support.terminal import Terminal, tmux_available
 from tests.support.venv import make_venv, venv_pi
 
 PYPROJECT = """\
@@ -104,6 +106,25 @@ def test_a_local_folder_is_installed_by_reference(tmp_path, isolated_environment
         assert word(client) == "seven"
     finally:
         client.close()
+
+    # the same loop in the terminal: the built-in /reload picks up an edit of the folder
+    if tmux_available():
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        argv = [str(venv / "bin" / "pi"), "--model", "faux/faux-1", "--no-session"]
+        with Terminal(argv, env=env, cwd=tmp_path, width=100, height=30) as term:
+            term.wait_for(PROMPT_READY, timeout=30)
+            term.send("/wor")
+            term.wait_for("seven")  # the command's description in the / menu
+            term.press("C-u")
+            set_word(project, "reloaded-word")
+            term.send("/reload")
+            term.press("Enter")
+            term.wait_for("Reloaded")
+            term.send("/wor")
+            term.wait_for("reloaded-word")
+            term.press("C-u")
+            term.press("C-d")
+            assert term.wait_exit() == 0
 
     removed = venv_pi(venv, "remove", "pi-word")
     assert removed.stdout == "Removed pi-word 0.1.0\n", removed.stderr

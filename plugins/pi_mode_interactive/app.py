@@ -9,7 +9,6 @@ while a run streams). The session runs in tasks of the same event loop, so keys 
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 import time
 from typing import Any
@@ -26,7 +25,8 @@ from pi_host.lib.render import (
 )
 from pi_mode_interactive import bindings as keymap
 from pi_mode_interactive import session_events, startup_header, theming
-from pi_mode_interactive.dialogs import Dialog, InteractiveUI
+from pi_mode_interactive.ctx_ui import InteractiveUI
+from pi_mode_interactive.dialogs import Dialog
 from pi_mode_interactive.feed import SessionFeed
 from pi_mode_interactive.footer import SessionTotals
 from pi_mode_interactive.screen import build_application
@@ -35,9 +35,6 @@ from pi_mode_interactive.transcript import Item, Renderers, Transcript
 
 REFRESH_S = 0.05
 """How often streamed output is re-rendered at most (keys are drawn at once regardless)."""
-EXIT_CONFIRM_S = 1.0
-DOUBLE_ESCAPE_S = 0.5
-"""A second Ctrl+C within this time exits."""
 
 
 def _collect_garbage_again() -> None:
@@ -90,10 +87,13 @@ class InteractiveApp:
         self.shortcut_problems: list[str] = []
         self.context_commands: list[tuple[str, str]] = []
         self.unknown_guard = UnknownGuard()
+        from pi_mode_interactive.commands import builtin_registry
+
+        self.builtins = builtin_registry()
         self._dirty = asyncio.Event()
         self._dirty_working = asyncio.Event()
-        self._last_ctrl_c = 0.0
-        self._last_escape = 0.0
+        self.last_ctrl_c = 0.0
+        self.last_escape = 0.0
         self.started = time.monotonic()
         self._unsubscribe = self.session.subscribe(self._on_event)
         self.editor = self._make_editor()
@@ -266,6 +266,32 @@ class InteractiveApp:
 
         return "\n".join(line for part in text.split("\n") for line in wrap(part, rc.width) or [""])
 
+    def add_item(self, draw: Any) -> None:
+        """A finished block drawn by ``draw(rc)`` (a banner, a report), printed above the editor."""
+        self.transcript.add(Item(draw, done=True))
+        self.invalidate()
+
+    def screen_size(self) -> tuple[int, int]:
+        """(columns, rows) of the terminal."""
+        try:
+            size = self.app.output.get_size()
+            return size.columns, size.rows
+        except Exception:
+            return 80, 24
+
+    def write_raw(self, text: str) -> None:
+        """Bytes for the terminal itself (OSC 52 clipboard), never text from a model or a file."""
+        self.app.output.write_raw(text)
+        self.app.output.flush()
+
+    def prepare_focus(self) -> None:
+        # prompt_toolkit learns who contains whom only after a redraw; a dialog focused before
+        # the first one (pi -r) would otherwise be missing its own keys
+        try:
+            self.app.layout.update_parents_relations()
+        except Exception:
+            pass
+
     def notice(self, text: str, kind: str = "info") -> None:
         colour = kind if kind in ("error", "warning") else "muted"
         self.transcript.add(Item(lambda rc, text=text: self.fit(self.paint(colour, text), rc), done=True))
@@ -376,9 +402,7 @@ class InteractiveApp:
 
     def command_list(self) -> list[tuple[str, str]]:
         """The ``/`` menu: built-ins, plugin commands, then prompt templates and skills."""
-        from pi_mode_interactive.commands import BUILTIN
-
-        found = [(name, command.description) for name, command in BUILTIN.items()]
+        found = [(name, command.description) for name, command in self.builtins.items()]
         for name, command in self.session.commands.items():
             found.append((name, getattr(command, "description", "") or ""))
         return found + self.context_commands
@@ -407,13 +431,13 @@ class InteractiveApp:
         self.spawn(self._send(text, follow_up=follow_up))
 
     async def _send(self, text: str, images: Any = None, follow_up: bool = False) -> None:
-        from pi_mode_interactive import commands, shell
+        from pi_mode_interactive import shell
 
         text, found = self.parts.attachments(text, images)
         if text.startswith("!"):
             await shell.run_user_bash(self, text)
             return
-        if text.startswith("/") and await commands.run_builtin(self, text):
+        if text.startswith("/") and await self.builtins.run(self, text):
             return
         if self.session.is_streaming:
             await self.session.prompt(
@@ -432,33 +456,6 @@ class InteractiveApp:
             texts.append(self.editor.text)
         if texts:
             self.set_editor_text("\n".join(texts))
-
-    def abort(self) -> None:
-        """Escape: stop what runs; idle with an empty editor, twice quickly is the
-        ``doubleEscapeAction`` (the tree navigator)."""
-        for controller in list(self.user_bash_controllers):
-            controller.abort("Cancelled")
-        if self.session.is_streaming or self.working:
-            self.restore_queue()
-            self.session.request_abort()
-            return
-        if self.editor.text:
-            return
-        now = time.monotonic()
-        if now - self._last_escape < DOUBLE_ESCAPE_S:
-            self.double_escape()
-        else:
-            self._last_escape = now
-
-    def double_escape(self) -> None:
-        """Escape twice: stop a run, else (empty editor) the ``doubleEscapeAction``."""
-        if self.session.is_streaming or self.working or self.editor.text:
-            self.abort()
-            return
-        from pi_mode_interactive.navigation import double_escape
-
-        self._last_escape = 0.0
-        self.spawn(double_escape(self))
 
     def set_working(self, label: str | None, hint: str = "(esc to interrupt)") -> None:
         """Show the spinner line with ``label`` (None: hide it) for work outside a run."""
@@ -504,51 +501,6 @@ class InteractiveApp:
             self.notice(f"keybindings.json: {line}", "warning")
         for line in self.shortcut_problems:
             self.notice(line, "warning")
-
-    def ctrl_c(self) -> None:
-        now = time.monotonic()
-        if now - self._last_ctrl_c < EXIT_CONFIRM_S:
-            self.exit(0)
-            return
-        self._last_ctrl_c = now
-        if self.editor.text:
-            self.editor.reset()
-        else:  # under the editor for that second only, never in the scrollback
-            self.hint = "Press ctrl+c again to exit"
-            asyncio.get_running_loop().call_later(EXIT_CONFIRM_S, self._clear_hint, self.hint)
-            self.app.invalidate()
-
-    def _clear_hint(self, hint: str) -> None:
-        if self.hint == hint:
-            self.hint = ""
-            self.app.invalidate()
-
-    def ctrl_d(self) -> None:
-        if not self.editor.text:
-            self.exit(0)
-        else:  # with a draft it deletes forward, as in pi's editor
-            self.editor.delete()
-
-    def toggle_thinking(self) -> None:
-        self.transcript.show_thinking = not self.transcript.show_thinking
-        self.notice(f"Thinking blocks {'shown' if self.transcript.show_thinking else 'hidden'}")
-
-    def toggle_tools(self) -> None:
-        self.transcript.expanded = not self.transcript.expanded
-        if self.transcript.expanded:
-            self.feed.show_last_result_again()
-        self.notice(f"Tool output {'expanded' if self.transcript.expanded else 'collapsed'}")
-
-    async def external_editor(self) -> None:
-        from pi_mode_interactive.editor import edit_in_external_editor
-
-        draft = self.editor.text
-        result: list[str | None] = []
-        await run_in_terminal(
-            lambda: result.append(edit_in_external_editor(draft, os.environ)), in_executor=True
-        )
-        if result and result[0] is not None:
-            self.set_editor_text(result[0])
 
 
 async def run_interactive(request: Any) -> int:

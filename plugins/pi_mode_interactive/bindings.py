@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from prompt_toolkit.filters import Condition, has_completions, is_searching
 from prompt_toolkit.key_binding import KeyBindings
 
+from pi_mode_interactive import key_actions
 from pi_mode_interactive.editor.keys import bindings_for, load_keybindings, register_extra_sequences
 from pi_mode_interactive.editor.paste import bind_paste
 from pi_mode_interactive.slash import enter_on_menu
 
-if TYPE_CHECKING:
-    from pi_mode_interactive.app import InteractiveApp
+App = Any
+"""The :class:`~pi_mode_interactive.app.InteractiveApp` this part of it is built for: named, not
+imported (the application imports this module)."""
 
 
-def _actions(ui: InteractiveApp) -> dict[str, Callable[[Any], Any]]:
+def _actions(ui: App) -> dict[str, Callable[[Any], Any]]:
     def newline(event: Any) -> None:
         event.current_buffer.insert_text("\n")
 
@@ -40,12 +42,12 @@ def _actions(ui: InteractiveApp) -> dict[str, Callable[[Any], Any]]:
         "tui.input.newLine": newline,
         "app.message.followUp": lambda event: ui.submit(follow_up=True),
         "app.message.dequeue": lambda event: ui.restore_queue(),
-        "app.interrupt": lambda event: ui.abort(),
-        "app.clear": lambda event: ui.ctrl_c(),
-        "app.exit": lambda event: ui.ctrl_d(),
-        "app.thinking.toggle": lambda event: ui.toggle_thinking(),
-        "app.tools.expand": lambda event: ui.toggle_tools(),
-        "app.editor.external": lambda event: ui.spawn(ui.external_editor()),
+        "app.interrupt": lambda event: key_actions.abort(ui),
+        "app.clear": lambda event: key_actions.ctrl_c(ui),
+        "app.exit": lambda event: key_actions.ctrl_d(ui),
+        "app.thinking.toggle": lambda event: key_actions.toggle_thinking(ui),
+        "app.tools.expand": lambda event: key_actions.toggle_tools(ui),
+        "app.editor.external": lambda event: ui.spawn(key_actions.external_editor(ui)),
         "app.message.copy": lambda event: ui.spawn(_copy(ui)),
         "app.model.select": lambda event: ui.spawn(ui.models.choose()),
         "app.model.cycleForward": lambda event: ui.spawn(ui.models.cycle(1)),
@@ -58,17 +60,15 @@ def _actions(ui: InteractiveApp) -> dict[str, Callable[[Any], Any]]:
     }
 
 
-async def _copy(ui: InteractiveApp) -> None:
+async def _copy(ui: App) -> None:
     await _command(ui, "/copy")
 
 
-async def _command(ui: InteractiveApp, text: str) -> None:
-    from pi_mode_interactive.commands import run_builtin
-
-    await run_builtin(ui, text)
+async def _command(ui: App, text: str) -> None:
+    await ui.builtins.run(ui, text)
 
 
-def build(ui: InteractiveApp) -> tuple[KeyBindings, list[str]]:
+def build(ui: App) -> tuple[KeyBindings, list[str]]:
     """Key bindings of the editor and the application; the problems of keybindings.json."""
     register_extra_sequences()  # Shift+Enter and CSI-u keys of terminals that report them
     chosen, problems = load_keybindings(ui.agent_dir)
@@ -84,7 +84,7 @@ def build(ui: InteractiveApp) -> tuple[KeyBindings, list[str]]:
         if sequence == ("escape",):
             # Two Escapes in quick succession reach the key processor as one sequence (Escape
             # is also the prefix of every Alt key), so the pair has its own binding.
-            bindings.add("escape", "escape", filter=escape_free)(lambda event: ui.double_escape())
+            bindings.add("escape", "escape", filter=escape_free)(lambda event: key_actions.double_escape(ui))
     chosen_completion = Condition(
         lambda: (
             ui.editor.complete_state is not None and ui.editor.complete_state.current_completion is not None

@@ -7,10 +7,10 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pi_mode_interactive.app import InteractiveApp
+    from pi_mode_interactive.screen_api import Screen
 
 
-async def export(ui: InteractiveApp, args: str = "") -> None:
+async def export(ui: Screen, args: str = "") -> None:
     from pi_host.lib.export import default_destination, render_html, write_page
     from pi_host.lib.wire import json_bytes
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from pi_host.lib.render import FooterInfo
 
 if TYPE_CHECKING:
-    from pi_mode_interactive.app import InteractiveApp
+    from pi_mode_interactive.screen_api import Screen
 
 USAGE_KEYS = (
     ("input", "input"),
@@ -71,7 +71,7 @@ def context_tokens(messages: list[Any]) -> int | None:
     return None
 
 
-def footer_info(ui: InteractiveApp, totals: SessionTotals) -> FooterInfo:
+def footer_info(ui: Screen, totals: SessionTotals) -> FooterInfo:
     session = ui.session
     totals.update(session.store)
     tokens, cost = totals.tokens, totals.cost

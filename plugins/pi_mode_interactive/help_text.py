@@ -8,7 +8,7 @@ import shlex
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pi_mode_interactive.app import InteractiveApp
+    from pi_mode_interactive.screen_api import Screen
 
 ACTIONS = {
     "tui.input.submit": "Send the message (while the agent works: steer it)",
@@ -42,7 +42,7 @@ THINKING = {
 }
 
 
-def hotkeys(ui: InteractiveApp) -> str:
+def hotkeys(ui: Screen) -> str:
     """The ``/hotkeys`` table: keys, then what they do (the action id for remapping)."""
     rows = [
         (", ".join(keys) or "(none)", ACTIONS.get(action, ""), action) for action, keys in ui.key_help.items()
@@ -61,7 +61,7 @@ def hotkeys(ui: InteractiveApp) -> str:
     return "\n".join(lines)
 
 
-def resume_command(ui: InteractiveApp) -> str | None:
+def resume_command(ui: Screen) -> str | None:
     """``pi --session <id>`` (with ``--session-dir`` when the file is not in the agent dir's
     sessions folder), or None when nothing was saved."""
     path = getattr(ui.session.store, "session_file", None)

@@ -12,7 +12,7 @@ from pi_host.config.models import THINKING_LEVELS, scope_patterns, scoped_models
 from pi_host.lib.llm.tokens import supported_levels
 
 if TYPE_CHECKING:
-    from pi_mode_interactive.app import InteractiveApp
+    from pi_mode_interactive.screen_api import Screen
 
 
 def _price(model: Any) -> str:
@@ -28,7 +28,7 @@ def _window(model: Any) -> str:
 
 
 class ModelChooser:
-    def __init__(self, ui: InteractiveApp) -> None:
+    def __init__(self, ui: Screen) -> None:
         self.ui = ui
         settings = ui.session.config.settings if isinstance(ui.session.config.settings, dict) else {}
         cli = self.cli_scope = getattr(getattr(ui.request, "args", None), "models", None)

@@ -13,7 +13,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pi_mode_interactive.app import InteractiveApp
+    from pi_mode_interactive.screen_api import Screen
 
 SUMMARY_CHOICES = [
     ("none", "No summary", ""),
@@ -22,11 +22,11 @@ SUMMARY_CHOICES = [
 ]
 
 
-def _settings(ui: InteractiveApp) -> dict[str, Any]:
+def _settings(ui: Screen) -> dict[str, Any]:
     return getattr(ui.session.config, "settings", None) or {}
 
 
-async def tree(ui: InteractiveApp, args: str = "", initial: str | None = None) -> None:
+async def tree(ui: Screen, args: str = "", initial: str | None = None) -> None:
     """Open the navigator; the chosen entry becomes the place the conversation continues from."""
     from pi_mode_interactive.tree_view import TreeDialog, TreeRows
 
@@ -48,7 +48,14 @@ async def tree(ui: InteractiveApp, args: str = "", initial: str | None = None) -
             return None
         return setter(entry_id, label)
 
-    picked = await ui.ask(TreeDialog(ui, rows, on_label))
+    from pi_mode_interactive.dialogs import TextDialog
+    from pi_mode_interactive.editor.keys import load_keybindings
+
+    async def ask_text(title: str, text: str) -> str | None:
+        return await ui.ask(TextDialog(title, text=text))
+
+    keymap, _problems = load_keybindings(ui.agent_dir)
+    picked = await ui.ask(TreeDialog(rows, on_label, ask_text, ui.spawn, keymap))
     if picked is None:
         return
     if picked == store.leaf_id():
@@ -96,7 +103,7 @@ async def tree(ui: InteractiveApp, args: str = "", initial: str | None = None) -
         ui.set_editor_text(text)
 
 
-def _user_messages(ui: InteractiveApp) -> list[tuple[str, str, str]]:
+def _user_messages(ui: Screen) -> list[tuple[str, str, str]]:
     """``(entry id, text, meta)`` of the active branch's user messages, newest first."""
     from pi_mode_interactive.tree_view import describe
 
@@ -110,7 +117,7 @@ def _user_messages(ui: InteractiveApp) -> list[tuple[str, str, str]]:
     return found
 
 
-async def fork(ui: InteractiveApp, args: str = "") -> None:
+async def fork(ui: Screen, args: str = "") -> None:
     """Pick an earlier user message; a new session holds the branch before it, and the message
     goes back into the editor to be edited and sent."""
     choices = _user_messages(ui)
@@ -127,7 +134,7 @@ async def fork(ui: InteractiveApp, args: str = "") -> None:
     ui.notice(f"Forked to a new session ({ui.session.store.session_file or 'not saved yet'})")
 
 
-async def clone(ui: InteractiveApp, args: str = "") -> None:
+async def clone(ui: Screen, args: str = "") -> None:
     """A new session holding the whole active branch."""
     leaf = ui.session.store.leaf_id()
     if leaf is None:
@@ -137,7 +144,7 @@ async def clone(ui: InteractiveApp, args: str = "") -> None:
         ui.notice(f"Cloned to a new session ({ui.session.store.session_file or 'not saved yet'})")
 
 
-async def _branch_into_new_file(ui: InteractiveApp, entry_id: str, position: str) -> str | None:
+async def _branch_into_new_file(ui: Screen, entry_id: str, position: str) -> str | None:
     """``session_before_fork``, then the store copies the branch into a new file and the run
     goes on with a new session on it. Returns the editor text ("" for ``at``), None if it stayed."""
     from pi_host.runtime.switching import SwitchError, fork_session
@@ -157,9 +164,9 @@ async def _branch_into_new_file(ui: InteractiveApp, entry_id: str, position: str
     return text
 
 
-async def import_session(ui: InteractiveApp, args: str) -> None:
+async def import_session(ui: Screen, args: str) -> None:
     """``/import <file.jsonl>``: open a session file from elsewhere (its id and cwd are kept)."""
-    from pi_mode_interactive.commands import switch_session
+    from pi_mode_interactive.switching import switch_session
 
     path = os.path.expanduser(args.strip())
     if not path:
@@ -179,7 +186,7 @@ async def import_session(ui: InteractiveApp, args: str) -> None:
         ui.notice(f"Imported {path}")
 
 
-async def double_escape(ui: InteractiveApp) -> None:
+async def double_escape(ui: Screen) -> None:
     """The ``doubleEscapeAction`` setting: ``tree`` (default), ``fork`` or ``none``."""
     action = _settings(ui).get("doubleEscapeAction", "tree")
     if action == "fork":

@@ -14,7 +14,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pi_mode_interactive.app import InteractiveApp
+    from pi_mode_interactive.screen_api import Screen
 
 
 def offers_sign_in(provider: str) -> bool:
@@ -23,7 +23,7 @@ def offers_sign_in(provider: str) -> bool:
     return provider in PROVIDERS
 
 
-async def sign_in(ui: InteractiveApp, provider: str) -> None:
+async def sign_in(ui: Screen, provider: str) -> None:
     from pi_host.config.credentials import AuthStorage
     from pi_host.config.oauth_http import OAuthError
     from pi_host.config.oauth_login import Interaction

@@ -6,16 +6,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pi_mode_interactive.app import InteractiveApp
+    from pi_mode_interactive.screen_api import Screen
 
 
-async def resume(ui: InteractiveApp, args: str, at_start: bool = False) -> None:
+async def resume(ui: Screen, args: str, at_start: bool = False) -> None:
     """Open the picker (``args``: a search to start with); the chosen session replaces the
     current one. ``at_start`` (``pi -r``): a cancelled picker ends the run, as pi does."""
     from pi_host.plugins.registrations import SessionStoreFactory
-    from pi_mode_interactive.commands import switch_session
     from pi_mode_interactive.editor.keys import load_keybindings
     from pi_mode_interactive.session_picker import SessionPicker
+    from pi_mode_interactive.switching import switch_session
 
     listers = [
         f
@@ -29,7 +29,6 @@ async def resume(ui: InteractiveApp, args: str, at_start: bool = False) -> None:
         return
     keymap, _problems = load_keybindings(ui.agent_dir)  # the problems were shown at start-up
     picker = SessionPicker(
-        ui,
         listers[-1].list_sessions,
         cwd=ui.cwd,
         agent_dir=ui.agent_dir,
@@ -37,6 +36,9 @@ async def resume(ui: InteractiveApp, args: str, at_start: bool = False) -> None:
         current=getattr(ui.session.store, "session_file", None),
         query=args.strip(),
         keymap=keymap,
+        invalidate=ui.invalidate,
+        screen_size=ui.screen_size,
+        before_focus=ui.prepare_focus,
     )
     picked = await ui.ask(picker)
     if picked is None:

@@ -7,7 +7,7 @@ The app owns the state; this module only decides how it is laid out and drawn.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition
@@ -30,8 +30,9 @@ from prompt_toolkit.widgets import SearchToolbar
 from pi_host.lib.render import safe_for_terminal
 from pi_mode_interactive import bindings as keymap
 
-if TYPE_CHECKING:
-    from pi_mode_interactive.app import InteractiveApp
+App = Any
+"""The :class:`~pi_mode_interactive.app.InteractiveApp` this part of it is built for: named, not
+imported (the application imports this module)."""
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -74,7 +75,7 @@ def merged_style_runs(fragments: Any) -> list[tuple[str, str]]:
     return out
 
 
-def build_application(app: InteractiveApp) -> Application:
+def build_application(app: App) -> Application:
     """The one inline prompt-toolkit application of the run, with its key bindings."""
     bindings, problems = keymap.build(app)
     for line in problems:
@@ -146,14 +147,14 @@ def build_application(app: InteractiveApp) -> Application:
     return application
 
 
-def visible_live(app: InteractiveApp) -> list[str]:
+def visible_live(app: App) -> list[str]:
     """The live (still changing) output's last lines: as many as leave the editor room."""
     rows = app.app.output.get_size().rows if app.app.is_running else 24
     room = max(3, rows - 8 - app.editor.document.line_count)
     return app.live_lines[-room:]
 
 
-def working_line(app: InteractiveApp) -> Any:
+def working_line(app: App) -> Any:
     frame = SPINNER[int((time.monotonic() - app.started) * 10) % len(SPINNER)]
     return [
         ("fg:ansicyan", f"{frame} "),
@@ -162,7 +163,7 @@ def working_line(app: InteractiveApp) -> Any:
     ]
 
 
-def queue_text(app: InteractiveApp) -> str:
+def queue_text(app: App) -> str:
     steering, follow_up = app.queued
     lines = [app.paint("muted", "Steering: ") + text.replace("\n", " ") for text in steering]
     lines += [app.paint("muted", "Follow-up: ") + text.replace("\n", " ") for text in follow_up]
@@ -171,9 +172,9 @@ def queue_text(app: InteractiveApp) -> str:
     return "\n".join(lines)
 
 
-def widget_text(app: InteractiveApp, side: str) -> str:
+def widget_text(app: App, side: str) -> str:
     return "\n".join(line for lines in app.widgets[side].values() for line in lines)
 
 
-def dialog_container(app: InteractiveApp) -> Any:
+def dialog_container(app: App) -> Any:
     return app.dialogs[-1].container if app.dialogs else Window(height=0)

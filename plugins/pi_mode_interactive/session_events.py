@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pi_mode_interactive.app import InteractiveApp
+    from pi_mode_interactive.screen_api import Screen
 
 
-def handle(app: InteractiveApp, event: dict[str, Any]) -> None:
+def handle(app: Screen, event: dict[str, Any]) -> None:
     if event.get("type") not in ("message_update", "tool_execution_update"):
         # usage lands at message_end and entries move on compaction and /tree without the
         # message count changing: the footer is computed again after any such event
@@ -21,20 +21,20 @@ def handle(app: InteractiveApp, event: dict[str, Any]) -> None:
         app.invalidate()
 
 
-def queue_update(app: InteractiveApp, event: dict[str, Any]) -> None:
+def queue_update(app: Screen, event: dict[str, Any]) -> None:
     app.queued = (list(event.get("steering") or []), list(event.get("followUp") or []))
 
 
-def agent_start(app: InteractiveApp, event: dict[str, Any]) -> None:
+def agent_start(app: Screen, event: dict[str, Any]) -> None:
     app.working, app.status_line, app.working_hint = True, "Working…", "(esc to interrupt)"
 
 
-def agent_settled(app: InteractiveApp, event: dict[str, Any]) -> None:
+def agent_settled(app: Screen, event: dict[str, Any]) -> None:
     app.working = False
     app.feed.settle()
 
 
-def auto_retry_start(app: InteractiveApp, event: dict[str, Any]) -> None:
+def auto_retry_start(app: Screen, event: dict[str, Any]) -> None:
     seconds = (event.get("delayMs") or 0) / 1000
     app.notice(
         f"Retrying ({event.get('attempt')}/{event.get('maxAttempts')}) in {seconds:g} s: {event.get('errorMessage', '')}",
@@ -42,13 +42,12 @@ def auto_retry_start(app: InteractiveApp, event: dict[str, Any]) -> None:
     )
 
 
-def compaction_start(app: InteractiveApp, event: dict[str, Any]) -> None:
+def compaction_start(app: Screen, event: dict[str, Any]) -> None:
     app.working, app.status_line = True, "Compacting…"
 
 
-def compaction_end(app: InteractiveApp, event: dict[str, Any]) -> None:
+def compaction_end(app: Screen, event: dict[str, Any]) -> None:
     from pi_host.protocol.messages import CompactionSummaryMessage
-    from pi_mode_interactive.commands import compaction_error
 
     app.compactions_ended += 1
     app.working = app.session.is_streaming
@@ -64,8 +63,12 @@ def compaction_end(app: InteractiveApp, event: dict[str, Any]) -> None:
         app.notice("Compaction aborted", "warning")
 
 
-def session_info_changed(app: InteractiveApp, event: dict[str, Any]) -> None:
+def session_info_changed(app: Screen, event: dict[str, Any]) -> None:
     app.session_name = event.get("name")
+
+
+def compaction_error(message: str) -> str:
+    return message if message.startswith("Compaction failed") else f"Compaction failed: {message}"
 
 
 HANDLERS = {

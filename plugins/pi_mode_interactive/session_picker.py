@@ -28,7 +28,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
@@ -50,9 +50,6 @@ from pi_mode_interactive.session_rows import (
     parse_query,
     unlisted_tokens,
 )
-
-if TYPE_CHECKING:
-    from pi_mode_interactive.app import InteractiveApp
 
 PREVIEW_MESSAGES = 4
 SEARCH_DELAY_S = 0.15
@@ -91,7 +88,6 @@ class SessionPicker(Dialog):
 
     def __init__(
         self,
-        ui: InteractiveApp,
         list_sessions: Callable[..., list[Any]],
         *,
         cwd: str,
@@ -100,9 +96,13 @@ class SessionPicker(Dialog):
         current: str | None = None,
         query: str = "",
         keymap: dict[str, list[str]] | None = None,
+        invalidate: Callable[[], None] = lambda: None,
+        screen_size: Callable[[], tuple[int, int]] = lambda: (80, 24),
+        before_focus: Callable[[], None] = lambda: None,
     ) -> None:
         super().__init__("Resume a session")
-        self.ui = ui
+        # what the picker needs of the screen, as callbacks: it draws and sizes itself from them
+        self.invalidate, self.screen_size, self._before_focus = invalidate, screen_size, before_focus
         self.list_sessions = list_sessions
         self.cwd, self.agent_dir, self.session_dir = cwd, agent_dir, session_dir
         self.current = os.path.abspath(current) if current else None
@@ -170,7 +170,7 @@ class SessionPicker(Dialog):
         # answer to the cursor-position query at start-up, with ``pi -r``) would otherwise fix
         # this window's key bindings for good without the dialog's own.
         try:
-            self.ui.app.layout.update_parents_relations()
+            self._before_focus()
         except Exception:
             pass
         return self.input_window
@@ -540,7 +540,7 @@ class SessionPicker(Dialog):
             while len(self.preview) > 64:
                 del self.preview[next(iter(self.preview))]
             self.loop.run_in_executor(None, self._read_preview, row)
-        self.ui.app.invalidate()
+        self.invalidate()
 
     def _read_preview(self, row: Any) -> None:
         try:
@@ -552,4 +552,4 @@ class SessionPicker(Dialog):
     def _previewed(self, path: str, messages: list[tuple[str, str]]) -> None:
         if path in self.preview:
             self.preview[path] = messages
-            self.ui.app.invalidate()
+            self.invalidate()

@@ -4,13 +4,14 @@ the preview of the selected session, sized to the terminal."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pi_host.lib.render.ansi import truncate, visible_width
 from pi_mode_interactive.session_rows import _cut_left, _home, format_age
 
-if TYPE_CHECKING:
-    from pi_mode_interactive.session_picker import SessionPicker
+SessionPicker = Any
+"""A :class:`~pi_mode_interactive.session_picker.SessionPicker`: named, not imported (it imports
+this module to draw itself)."""
 
 LIST_ROWS = 10
 PREVIEW_LINES = 6
@@ -19,8 +20,8 @@ ACCENT, MUTED, NAMED, ERROR = "fg:ansicyan", "fg:ansibrightblack", "fg:ansiyello
 
 def screen_size(picker: SessionPicker) -> tuple[int, int]:
     try:
-        size = picker.ui.app.output.get_size()
-        return max(20, size.columns - 1), size.rows
+        columns, rows = picker.screen_size()
+        return max(20, columns - 1), rows
     except Exception:
         return 79, 24
 

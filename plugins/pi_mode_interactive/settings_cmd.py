@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pi_mode_interactive.app import InteractiveApp
+    from pi_mode_interactive.screen_api import Screen
 
 LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh"]
 BOOL = [True, False]
@@ -25,12 +25,12 @@ class Setting:
     key: str
     """Dotted key in settings.json."""
     label: str
-    choices: list[Any] | Callable[[InteractiveApp], list[Any]] | None
+    choices: list[Any] | Callable[[Screen], list[Any]] | None
     """The values to pick from (None: a model picker)."""
     default: Any
 
 
-def _themes(ui: InteractiveApp) -> list[Any]:
+def _themes(ui: Screen) -> list[Any]:
     from pi_host.lib.render.themes import available_themes
 
     trusted = bool(getattr(ui.session.config, "project_trusted", True))
@@ -87,7 +87,7 @@ def _show(value: Any) -> str:
     return "(none)" if value in (None, "") else str(value)
 
 
-async def settings(ui: InteractiveApp, args: str = "") -> None:
+async def settings(ui: Screen, args: str = "") -> None:
     """A list of the common settings; picking one offers its values and saves the choice."""
     from pi_host.config.settings import update_user_settings, user_settings_path
 
@@ -130,7 +130,7 @@ async def settings(ui: InteractiveApp, args: str = "") -> None:
         ui.notice(f"Saved {shown} to {user_settings_path()}")
 
 
-async def _pick_model(ui: InteractiveApp) -> Any:
+async def _pick_model(ui: Screen) -> Any:
     registry = ui.session.registry
     ready = {f"{m.provider}/{m.id}" for m in registry.available()}
     items = [
@@ -144,7 +144,7 @@ async def _pick_model(ui: InteractiveApp) -> Any:
     return await ui.pick("Default model", items)
 
 
-def _apply_now(ui: InteractiveApp, changes: dict[str, Any]) -> None:
+def _apply_now(ui: Screen, changes: dict[str, Any]) -> None:
     """Settings the open session can follow at once; the rest apply to the next session."""
     if "hideThinkingBlock" in changes:
         ui.transcript.show_thinking = not changes["hideThinkingBlock"]
@@ -157,7 +157,7 @@ def _apply_now(ui: InteractiveApp, changes: dict[str, Any]) -> None:
             setattr(ui.session.agent, attribute, changes[key])  # read at each poll of a run
 
 
-async def trust(ui: InteractiveApp, args: str = "") -> None:
+async def trust(ui: Screen, args: str = "") -> None:
     """Show whether this project's own resources load, and change the saved decision."""
     from pi_host.config.trust import protected_resources, save_trust_decision, saved_decision
 
@@ -193,13 +193,13 @@ async def trust(ui: InteractiveApp, args: str = "") -> None:
     )
 
 
-def _providers(ui: InteractiveApp) -> list[str]:
+def _providers(ui: Screen) -> list[str]:
     registry = ui.session.registry
     names = sorted({model.provider for model in registry.models()})
     return [name for name in names if registry.needs_key(name)]
 
 
-async def login(ui: InteractiveApp, args: str = "") -> None:
+async def login(ui: Screen, args: str = "") -> None:
     """``/login [provider]``: sign in with a subscription, or store an API key in auth.json."""
     from pi_host.config.credentials import AuthStorage
     from pi_mode_interactive.dialogs import TextDialog
@@ -239,7 +239,7 @@ async def login(ui: InteractiveApp, args: str = "") -> None:
     ui.notice(f"Saved an API key for {provider} in {storage.path}")
 
 
-async def logout(ui: InteractiveApp, args: str = "") -> None:
+async def logout(ui: Screen, args: str = "") -> None:
     """``/logout [provider]``: remove a provider's stored credential from auth.json."""
     from pi_host.config.credentials import AuthStorage
 

@@ -12,12 +12,12 @@ from pi_host.runtime.user_bash import UserBashBlocked
 from pi_host.runtime.user_bash import run_user_bash as run_for_user
 
 if TYPE_CHECKING:
-    from pi_mode_interactive.app import InteractiveApp
+    from pi_mode_interactive.screen_api import Screen
 
 LIVE_TAIL_BYTES = 64 * 1024
 
 
-async def run_user_bash(ui: InteractiveApp, text: str) -> None:
+async def run_user_bash(ui: Screen, text: str) -> None:
     exclude = text.startswith("!!")
     command = text[2:].strip() if exclude else text[1:].strip()
     if not command:

@@ -10,7 +10,7 @@ from pi_host.plugins.registrations import Shortcut
 from pi_mode_interactive.editor.keys import KeySpecError, normalize_key, to_prompt_toolkit
 
 if TYPE_CHECKING:
-    from pi_mode_interactive.app import InteractiveApp
+    from pi_mode_interactive.screen_api import Screen
 
 RESERVED = frozenset(
     (
@@ -24,7 +24,7 @@ RESERVED = frozenset(
 
 
 def plugin_shortcuts(
-    ui: InteractiveApp, keymap: dict[str, list[str]]
+    ui: Screen, keymap: dict[str, list[str]]
 ) -> tuple[dict[str, tuple[str, Shortcut]], list[str]]:
     """``{normalised key: (plugin, shortcut)}`` that may be bound, and one warning per problem."""
     builtin: dict[str, tuple[str, bool]] = {}
@@ -59,7 +59,7 @@ def plugin_shortcuts(
     return chosen, problems
 
 
-def bind(ui: InteractiveApp, bindings: Any, keymap: dict[str, list[str]], condition: Any) -> list[str]:
+def bind(ui: Screen, bindings: Any, keymap: dict[str, list[str]], condition: Any) -> list[str]:
     """Bind the plugins' keys (after the built-ins, so a key they share is the plugin's)."""
     chosen, problems = plugin_shortcuts(ui, keymap)
     ui.plugin_keys = [(key, item.description or plugin) for key, (plugin, item) in chosen.items()]
@@ -70,7 +70,7 @@ def bind(ui: InteractiveApp, bindings: Any, keymap: dict[str, list[str]], condit
     return problems
 
 
-async def run(ui: InteractiveApp, plugin: str, item: Shortcut) -> None:
+async def run(ui: Screen, plugin: str, item: Shortcut) -> None:
     """The handler with the current session's ``ctx``; a failure is reported under its plugin."""
     session = ui.session
     try:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from prompt_toolkit.buffer import Buffer
 
-    from pi_mode_interactive.app import InteractiveApp
+    from pi_mode_interactive.screen_api import Screen
 
 NAME = re.compile(r"^/([A-Za-z0-9_][\w:.-]*)$")
 """What the menu completes: ``/`` and a name, no space and no second ``/`` (a path is text)."""
@@ -66,7 +66,7 @@ async def context_commands(session: Any) -> list[tuple[str, str]]:
     return found
 
 
-def unknown_command(ui: InteractiveApp, text: str) -> str | None:
+def unknown_command(ui: Screen, text: str) -> str | None:
     """The name of ``text``'s ``/command`` when nothing knows it (no built-in, plugin command,
     prompt template or skill), else None. Text after the name does not matter."""
     head = text.split(None, 1)[0] if text.strip() else ""
@@ -85,7 +85,7 @@ class UnknownGuard:
     def __init__(self) -> None:
         self._warned: str | None = None
 
-    def holds(self, ui: InteractiveApp, text: str) -> bool:
+    def holds(self, ui: Screen, text: str) -> bool:
         name = unknown_command(ui, text)
         if name is None or self._warned == text:
             self._warned = None

@@ -14,16 +14,15 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from pi_host.lib.render import safe_for_terminal
-from pi_mode_interactive.transcript import Item
 
 if TYPE_CHECKING:
-    from pi_mode_interactive.app import InteractiveApp
+    from pi_mode_interactive.screen_api import Screen
 
 LISTED_PLUGIN_SOURCES = ("installed", "global", "project", "cli")
 """Plugins the user added (not the built-ins nor an SDK caller's): the ``[Extensions]`` section."""
 
 
-def show(app: InteractiveApp) -> None:
+def show(app: Screen) -> None:
     app.show_messages()
     quiet = quiet_setting(app)
     if quiet is True or quiet == "header":  # no section to hold them: one warning line each
@@ -39,22 +38,21 @@ def show(app: InteractiveApp) -> None:
     banner = f"{title} {app.paint('muted', hint)}"
     if quiet != "header":  # "header" keeps the version and key hints only, as pi
         banner += "\n" + app.paint("muted", label)
-    app.transcript.add(Item(lambda rc: app.fit(banner, rc), done=True))
-    app.invalidate()
+    app.add_item(lambda rc: app.fit(banner, rc))
     if quiet != "header":
         # templates and skills are listed by their (possibly async) sources: the editor does
         # not wait for them
         app.spawn(_show_resources(app))
 
 
-def quiet_setting(app: InteractiveApp) -> Any:
+def quiet_setting(app: Screen) -> Any:
     args = getattr(app.request, "args", None)
     if getattr(args, "verbose", False):
         return False
     return (app.session.config.settings or {}).get("quietStartup")
 
 
-async def _show_resources(app: InteractiveApp) -> None:
+async def _show_resources(app: Screen) -> None:
     sections = await loaded_resources(app.session, app.cwd)
     if app.theme_problems:
         sections.append(("Themes", list(app.theme_problems)))
@@ -71,8 +69,7 @@ async def _show_resources(app: InteractiveApp) -> None:
         lines.append("  " + (body if title != "Themes" else app.paint("warning", body)))
     if lines:
         text = "\n".join(lines)
-        app.transcript.add(Item(lambda rc: app.fit(text, rc), done=True))
-        app.invalidate()
+        app.add_item(lambda rc: app.fit(text, rc))
 
 
 async def loaded_resources(session: Any, cwd: str) -> list[tuple[str, list[str]]]:

@@ -9,7 +9,7 @@ editor and answers the chosen entry id (None: Escape). Keys are pi's ``app.tree.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +19,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.processors import BeforeInput
 
 from pi_mode_interactive.dialogs import Dialog
-from pi_mode_interactive.editor.keys import bindings_for, load_keybindings
+from pi_mode_interactive.editor.keys import bindings_for, default_keys
 
 FILTERS = ("default", "no-tools", "user-only", "labeled-only", "all")
 """The tree filters, in the order ``app.tree.filter.cycleForward`` goes through them."""
@@ -335,19 +335,22 @@ class TreeDialog(Dialog):
 
     def __init__(
         self,
-        ui: Any,
         rows: TreeRows,
         on_label: Callable[[str, str | None], Any],
+        ask_text: Callable[[str, str], Awaitable[str | None]],
+        spawn: Callable[[Any], Any],
+        keymap: dict[str, list[str]] | None = None,
         max_visible: int = 14,
     ) -> None:
         super().__init__("Session tree")
-        self.ui = ui
+        self.ask_text = ask_text
         self.tree = rows
         self.on_label = on_label
         self.max_visible = max_visible
         self.offset = 0
         self.search = Buffer(multiline=False, on_text_changed=lambda buffer: self._search(buffer.text))
-        keymap, _problems = load_keybindings(getattr(ui, "agent_dir", None))
+        if keymap is None:
+            keymap = default_keys()
 
         def bind(action: str, handler: Callable[[Any], Any]) -> None:
             for sequence in bindings_for(keymap, action):
@@ -360,7 +363,7 @@ class TreeDialog(Dialog):
         bind("tui.select.confirm", lambda event: self.finish(self.tree.selected_id))
         bind("app.tree.foldOrUp", lambda event: self._then(self.tree.fold_or_up))
         bind("app.tree.unfoldOrDown", lambda event: self._then(self.tree.unfold_or_down))
-        bind("app.tree.editLabel", lambda event: ui.spawn(self._edit_label()))
+        bind("app.tree.editLabel", lambda event: spawn(self._edit_label()))
         bind("app.tree.toggleLabelTimestamp", lambda event: self._toggle_label_times())
         bind("app.tree.filter.cycleForward", lambda event: self._then(lambda: self.tree.cycle_filter(1)))
         bind("app.tree.filter.cycleBackward", lambda event: self._then(lambda: self.tree.cycle_filter(-1)))
@@ -417,12 +420,10 @@ class TreeDialog(Dialog):
         self.tree.show_label_times = not self.tree.show_label_times
 
     async def _edit_label(self) -> None:
-        from pi_mode_interactive.dialogs import TextDialog
-
         row = self.tree.selected_row
         if row is None:
             return
-        answer = await self.ui.ask(TextDialog("Label (empty clears it)", text=row.node.label or ""))
+        answer = await self.ask_text("Label (empty clears it)", row.node.label or "")
         if answer is None:
             return
         label = answer.strip() or None

@@ -8,10 +8,10 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pi_mode_interactive.app import InteractiveApp
+    from pi_mode_interactive.screen_api import Screen
 
 
-def needed(app: InteractiveApp) -> bool:
+def needed(app: Screen) -> bool:
     from pi_host.config.trust import decide_trust
 
     args = getattr(app.request, "args", None)
@@ -22,7 +22,7 @@ def needed(app: InteractiveApp) -> bool:
     return decide_trust(app.cwd, None, can_ask=True).ask
 
 
-async def ask(app: InteractiveApp) -> None:
+async def ask(app: Screen) -> None:
     from pi_host.config.trust import protected_resources, save_trust_decision
     from pi_host.runtime.switching import SwitchError, reload_session
 

@@ -1,7 +1,8 @@
 """The layering rule of ``pi_host/``, checked on the source: every import (module level, inside
 functions, under ``TYPE_CHECKING``) goes to the same layer or a lower one, and no modules import
-each other in a cycle; ``lib/`` is kits only (it dispatches no hook); the kernel's size can only
-shrink (a ratchet). docs/architecture.md explains the layers.
+each other in a cycle (nor the modules of any bundled plugin under ``plugins/``); ``lib/`` is
+kits only (it dispatches no hook); the kernel's size can only shrink (a ratchet).
+docs/architecture.md explains the layers.
 
     entry (cli/, sdk.py, rpc/) > runtime/ > lib/ > session/ > agent/ > ai/ > plugins/ > config/
     > loop/ > protocol/
@@ -65,23 +66,26 @@ def layer_of(module: str) -> int | None:
     return None
 
 
-def imports_of(module: str, path: Path) -> set[str]:
+def imports_of(
+    module: str, path: Path, modules: dict[str, Path] | None = None, prefix: str = "pi_host"
+) -> set[str]:
+    modules = MODULES if modules is None else modules
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names if alias.name.startswith("pi_host"))
+            found.update(alias.name for alias in node.names if alias.name.startswith(prefix))
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
                 name = ".".join(base + ([node.module] if node.module else []))
             else:
                 name = node.module or ""
-            if not name.startswith("pi_host"):
+            if not name.startswith(prefix):
                 continue
             for alias in node.names:  # `from pi_host.config import paths` imports a module
                 candidate = f"{name}.{alias.name}"
-                found.add(candidate if candidate in MODULES else name)
+                found.add(candidate if candidate in modules else name)
     found.discard(module)
     return found
 
@@ -123,7 +127,12 @@ def test_imports_go_to_the_same_layer_or_below():
 
 
 def test_no_import_cycles():
-    # Tarjan's strongly connected components over the module graph.
+    assert cycles_of(graph(), skip=FACADE) == []
+
+
+def cycles_of(edges: dict[str, set[str]], skip: set[str] = frozenset()) -> list[list[str]]:
+    """Tarjan's strongly connected components over a module graph: every group of modules that
+    import each other, directly or around a circle."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -134,8 +143,8 @@ def test_no_import_cycles():
         index[node] = low[node] = len(index)
         stack.append(node)
         on_stack.add(node)
-        for target in graph().get(node, ()):
-            if target not in graph():
+        for target in edges.get(node, ()):
+            if target not in edges:
                 continue
             if target not in index:
                 visit(target)
@@ -153,10 +162,34 @@ def test_no_import_cycles():
             if len(component) > 1:
                 cycles.append(sorted(component))
 
-    for module in sorted(graph()):
-        if module not in index and module not in FACADE:
+    for module in sorted(edges):
+        if module not in index and module not in skip:
             visit(module)
-    assert cycles == []
+    return cycles
+
+
+PLUGINS = ROOT.parent / "plugins"
+PLUGIN_PACKAGES = sorted(path.name for path in PLUGINS.iterdir() if (path / "__init__.py").is_file())
+
+
+def plugin_graph(package: str) -> dict[str, set[str]]:
+    """Imports among one bundled plugin's own modules (module level, in functions and under
+    ``TYPE_CHECKING`` alike: a circle of type-only imports is a circle of knowledge all the same)."""
+    found: dict[str, Path] = {}
+    for path in (PLUGINS / package).rglob("*.py"):
+        parts = list(path.relative_to(PLUGINS).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    edges: dict[str, set[str]] = {}
+    for module, path in found.items():
+        edges[module] = {t for t in imports_of(module, path, found, prefix=package) if t in found}
+    return edges
+
+
+@pytest.mark.parametrize("package", PLUGIN_PACKAGES)
+def test_no_import_cycles_in_a_plugin(package):
+    assert cycles_of(plugin_graph(package)) == []
 
 
 def line_count(path: Path) -> int:

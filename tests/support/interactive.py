@@ -82,7 +82,7 @@ async def open_app(options: Any, prompts: tuple[str, ...] = ()) -> tuple[Any, An
     session factory and mode run; the session built with the app's UI): ``(app, session)``.
     Draw it inside ``create_app_session`` with a pipe input."""
     from pi_mode_interactive.app import InteractiveApp
-    from pi_mode_interactive.dialogs import InteractiveUI
+    from pi_mode_interactive.ctx_ui import InteractiveUI
 
     from pi_host.plugins.modes import ModeRun
     from pi_host.runtime.factory import SessionFactory

@@ -24,6 +24,7 @@ from pi_session_jsonl.files import (
     open_regular,
 )
 from pi_session_jsonl.jsonl import parse_line
+from pi_session_jsonl.paths import OnceWarn  # noqa: F401 (its old import path)
 from pi_session_jsonl.row_text import _text, tail_messages, text_matches
 
 
@@ -88,19 +89,6 @@ class SessionInfo:
 
 
 Warn = Callable[[str], None]
-
-
-class OnceWarn:
-    """A ``warn`` that says each line once: one lookup may scan the same folder several times."""
-
-    def __init__(self, warn: Warn | None) -> None:
-        self.warn = warn or stderr_warn
-        self.seen: set[str] = set()
-
-    def __call__(self, line: str) -> None:
-        if line not in self.seen:
-            self.seen.add(line)
-            self.warn(line)
 
 
 def _dt(ms: Any) -> datetime | None:

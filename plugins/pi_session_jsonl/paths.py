@@ -4,6 +4,25 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
+
+
+class OnceWarn:
+    """A ``warn`` that says each line once: one lookup may scan the same folder several times.
+    (Here rather than in ``listing``: a ``--no-session`` run needs it and nothing of listing.)"""
+
+    def __init__(self, warn: Callable[[str], None] | None) -> None:
+        if warn is None:
+            from pi_host.lib.sessions.store import stderr_warn
+
+            warn = stderr_warn
+        self.warn = warn
+        self.seen: set[str] = set()
+
+    def __call__(self, line: str) -> None:
+        if line not in self.seen:
+            self.seen.add(line)
+            self.warn(line)
 
 
 def encode_cwd(cwd: str) -> str:

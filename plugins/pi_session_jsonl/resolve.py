@@ -15,11 +15,10 @@ from pi_host.lib.sessions.store import (
     check_session_id,
     normalize_session_name,
 )
-from pi_session_jsonl import listing
-from pi_session_jsonl.paths import resolve_session_dir
+from pi_session_jsonl.paths import OnceWarn, resolve_session_dir
 
-# ``pi_session_jsonl.store`` (the file reader and writer, with shutil) is imported by the
-# functions that open files: a ``--no-session`` run never needs it.
+# ``pi_session_jsonl.store`` (the file reader and writer, with shutil) and ``listing`` are
+# imported by the functions that open or find files: a ``--no-session`` run needs neither.
 
 
 def _conflicts(options: StoreOptions) -> None:
@@ -47,6 +46,8 @@ def _resolve(
     arg: str, options: StoreOptions, session_dir: str, custom: bool, warn: Callable[[str], None]
 ) -> tuple[str, str, str | None]:
     """``(kind, path, other_cwd)`` with kind ``path``, ``local`` or ``global``."""
+    from pi_session_jsonl import listing
+
     if _looks_like_path(arg):
         return "path", os.path.abspath(os.path.join(options.cwd, os.path.expanduser(arg))), None
     cwd_filter = os.path.abspath(options.cwd) if custom else None
@@ -80,7 +81,7 @@ def open_store(options: StoreOptions) -> TreeStore:
     """Open the session the flags ask for; raises :class:`SessionOpenError` with one line."""
     _conflicts(options)
     # Lookups scan a folder several times: a bad file there is named once.
-    warn: Callable[[str], None] = listing.OnceWarn(options.warn)
+    warn: Callable[[str], None] = OnceWarn(options.warn)
     cwd = os.path.abspath(options.cwd)
     interactive = bool(options.interactive)
     if options.no_session:
@@ -107,6 +108,7 @@ def _open(
     interactive: bool,
     warn: Callable[[str], None],
 ) -> TreeStore:
+    from pi_session_jsonl import listing
     from pi_session_jsonl.store import JsonlStore, fork_file
 
     if options.fork:
@@ -175,4 +177,6 @@ def list_sessions(
         from pi_session_jsonl.quick_rows import quick_list
 
         return quick_list(cwd, agent_dir, session_dir, all_dirs, warn=warn, progress=progress)
+    from pi_session_jsonl import listing
+
     return listing.list_sessions(cwd, agent_dir, session_dir, all_dirs, warn=warn)

@@ -22,6 +22,7 @@ def auth_server(isolated_environment, monkeypatch):
     from pi_host.config import oauth_login
 
     monkeypatch.setattr(oauth_login, "MINIMUM_INTERVAL_S", 0.01)
+    monkeypatch.setattr(oauth_login, "DEFAULT_INTERVAL_S", 0.01)
     monkeypatch.setenv("PI_HOST_OAUTH_CALLBACK_PORT", "0")
     with AuthServer() as server:
         monkeypatch.setenv("PI_HOST_OAUTH_ORIGIN", server.url)

@@ -48,6 +48,7 @@ class AuthServer:
     revoked: set[str] = field(default_factory=set)
     challenges: dict[str, str] = field(default_factory=dict)  # code -> PKCE challenge
     pending_polls: int = 1  # device polls answered authorization_pending first
+    device_interval: float = 0  # 0: the client's default (tests lower it in-process); 1 for CLI runs
     codex_tool_call: bool = True  # False: the Codex answer is text only (a CLI run ends)
     counter: itertools.count = field(default_factory=lambda: itertools.count(1))
 
@@ -170,7 +171,8 @@ class AuthServer:
         ):
             return 200, {
                 "device_code": "dc-1", "user_code": "USER-1", "verification_uri": "https://example.test/device",
-                "verification_uri_complete": "https://example.test/device?c=USER-1", "interval": 0, "expires_in": 60,
+                "verification_uri_complete": "https://example.test/device?c=USER-1", "interval": self.device_interval,
+                "expires_in": 60,
             }  # fmt: skip
         if path == "/login/oauth/access_token":
             if self.poll_pending():

@@ -73,7 +73,7 @@ def test_pi_refreshes_a_kimi_login_and_pi_host_uses_what_pi_wrote(isolated_envir
     if pi is None:
         pytest.skip("pi 1.6.0 is not installed under .tools")
     agent, work = isolated_environment["agent"], isolated_environment["work"]
-    with AuthServer() as server:
+    with AuthServer(device_interval=1) as server:
         done = run_pi("auth", "login", "kimi-coding", stdin=None, env=_env(server), cwd=work, timeout=30)
         assert done.returncode == 0, done.stderr
         assert "enter code: USER-1" in done.stdout

@@ -16,60 +16,44 @@ from typing import Any
 _I = re.IGNORECASE
 
 
-class _Lazy:
-    """A pattern compiled on its first search. These are only searched when a request failed,
-    and compiling the two long alternations cost ~5 ms of every run's start-up."""
-
-    __slots__ = ("_args",)
-
-    def __init__(self, *args: Any) -> None:
-        self._args = args
-
-    def search(self, text: str) -> re.Match[str] | None:
-        return _compiled(*self._args).search(text)
-
-
-@cache
-def _compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
+@cache  # compiled on first use: searched only after a failed request (~5 ms of each start-up)
+def _re(pattern: str, flags: int = _I) -> re.Pattern[str]:
     return re.compile(pattern, flags)
 
 
-_OVERFLOW = _Lazy(
-    "|".join(
-        [
-            r"prompt (is )?too long",
-            r"prompt exceeds max length",
-            r"request_too_large",
-            r"input is too long for requested model",
-            r"exceeds the context window",
-            r"exceeds (the )?(model'?s )?maximum context length",
-            r"context window exceeded",
-            r"input token count.*exceeds the maximum",
-            r"maximum prompt length is \d+",
-            r"reduce the length of the messages",
-            r"maximum context length is \d+ tokens",
-            r"exceeds (the )?maximum allowed input length of \d+ tokens",
-            r"input \(\d+ tokens\) is longer than the model'?s context length",
-            r"exceeds the limit of \d+",
-            r"exceeds the available context size",
-            r"greater than the context length",
-            r"context window exceeds limit",
-            r"exceeded model token limit",
-            r"too large for model with \d+ maximum context length",
-            r"prompt has \d+ tokens, but the configured context size is \d+ tokens",
-            r"model_context_window_exceeded",
-            r"prompt too long; exceeded (max )?context length",
-            r"range of input length should be",
-            r"context[_ ]length[_ ]exceeded",
-            r"too many tokens",
-            r"token limit exceeded",
-            r"^\s*413\b",
-        ]
-    ),
-    _I,
+_OVERFLOW = "|".join(
+    [
+        r"prompt (is )?too long",
+        r"prompt exceeds max length",
+        r"request_too_large",
+        r"input is too long for requested model",
+        r"exceeds the context window",
+        r"exceeds (the )?(model'?s )?maximum context length",
+        r"context window exceeded",
+        r"input token count.*exceeds the maximum",
+        r"maximum prompt length is \d+",
+        r"reduce the length of the messages",
+        r"maximum context length is \d+ tokens",
+        r"exceeds (the )?maximum allowed input length of \d+ tokens",
+        r"input \(\d+ tokens\) is longer than the model'?s context length",
+        r"exceeds the limit of \d+",
+        r"exceeds the available context size",
+        r"greater than the context length",
+        r"context window exceeds limit",
+        r"exceeded model token limit",
+        r"too large for model with \d+ maximum context length",
+        r"prompt has \d+ tokens, but the configured context size is \d+ tokens",
+        r"model_context_window_exceeded",
+        r"prompt too long; exceeded (max )?context length",
+        r"range of input length should be",
+        r"context[_ ]length[_ ]exceeded",
+        r"too many tokens",
+        r"token limit exceeded",
+        r"^\s*413\b",
+    ]
 )
-_CEREBRAS = _Lazy(r"^\s*4(00|13) (status code )?\(no body\)", _I)
-_NOT_OVERFLOW = _Lazy(r"rate limit|too many requests|^\s*(Throttling error:|Service unavailable:)", _I)
+_CEREBRAS = r"^\s*4(00|13) (status code )?\(no body\)"
+_NOT_OVERFLOW = r"rate limit|too many requests|^\s*(Throttling error:|Service unavailable:)"
 
 
 def _get(message: Any, name: str, alias: str) -> Any:
@@ -80,11 +64,11 @@ def _get(message: Any, name: str, alias: str) -> Any:
 
 def overflow_text(error_message: str, provider: str | None = None) -> bool:
     """True when an error text says the prompt did not fit the context window."""
-    if not error_message or _NOT_OVERFLOW.search(error_message):
+    if not error_message or _re(_NOT_OVERFLOW).search(error_message):
         return False
-    if _OVERFLOW.search(error_message):
+    if _re(_OVERFLOW).search(error_message):
         return True
-    return provider == "cerebras" and bool(_CEREBRAS.search(error_message))
+    return provider == "cerebras" and bool(_re(_CEREBRAS).search(error_message))
 
 
 def is_context_overflow(message: Any, context_window: int | None = None) -> bool:
@@ -114,49 +98,45 @@ def is_recoverable_length_stop(message: Any, model: Any) -> bool:
     return _get(message, "stop_reason", "stopReason") == "length" and output < getattr(model, "max_tokens", 0)
 
 
-_TRANSIENT = _Lazy(
-    "|".join(
-        [
-            r"overloaded",
-            r"server_busy",
-            r"server (is )?busy",
-            r"high demand",
-            r"at capacity",
-            r"over capacity",
-            r"rate.?limit",
-            r"too many requests",
-            r"(?<![\d.])(429|500|502|503|504|520|524)(?![\d.])",
-            r"service (temporarily )?unavailable",
-            r"server.?error",
-            r"internal.?error",
-            r"provider returned (an )?error",
-            r"upstream",
-            r"relay",
-            r"bad gateway",
-            r"network.?error",
-            r"connection.?(error|refused|lost|closed|reset)",
-            r"other side closed",
-            r"fetch failed",
-            r"getaddrinfo",
-            r"ECONNRESET|ECONNABORTED|ECONNREFUSED|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN",
-            r"socket hang up",
-            r"timed? out",
-            r"timeout",
-            r"terminated",
-            r"websocket.{0,20}(closed|error|limit)",
-            r"ended without",
-            r"stream ended before",
-            r"retry delay",
-            r"retry your request",
-            r"ResourceExhausted",
-        ]
-    ),
-    _I,
+_TRANSIENT = "|".join(
+    [
+        r"overloaded",
+        r"server_busy",
+        r"server (is )?busy",
+        r"high demand",
+        r"at capacity",
+        r"over capacity",
+        r"rate.?limit",
+        r"too many requests",
+        r"(?<![\d.])(429|500|502|503|504|520|524)(?![\d.])",
+        r"service (temporarily )?unavailable",
+        r"server.?error",
+        r"internal.?error",
+        r"provider returned (an )?error",
+        r"upstream",
+        r"relay",
+        r"bad gateway",
+        r"network.?error",
+        r"connection.?(error|refused|lost|closed|reset)",
+        r"other side closed",
+        r"fetch failed",
+        r"getaddrinfo",
+        r"ECONNRESET|ECONNABORTED|ECONNREFUSED|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN",
+        r"socket hang up",
+        r"timed? out",
+        r"timeout",
+        r"terminated",
+        r"websocket.{0,20}(closed|error|limit)",
+        r"ended without",
+        r"stream ended before",
+        r"retry delay",
+        r"retry your request",
+        r"ResourceExhausted",
+    ]
 )
-_NEVER_RETRY = _Lazy(
+_NEVER_RETRY = (
     r"insufficient_quota|quota exceeded|exceeded your (current )?quota|billing|out of budget|"
-    r"usage limit|usage_limit|limit reached for your plan|\b1308\b",
-    _I,
+    r"usage limit|usage_limit|limit reached for your plan|\b1308\b"
 )
 
 
@@ -176,18 +156,18 @@ def is_retryable_error(
         if is_context_overflow(message, context_window):
             return False
         text = _get(message, "error_message", "errorMessage") or ""
-    if not text or _NEVER_RETRY.search(text) or overflow_text(text):
+    if not text or _re(_NEVER_RETRY).search(text) or overflow_text(text):
         return False
-    found = _SERVER_DELAY.search(text)
+    found = _re(_SERVER_DELAY, 0).search(text)
     if found is not None:
         if found.group(2):
             return False
         if max_delay_ms and float(found.group(1)) * 1000 > max_delay_ms:
             return False
-    return bool(_TRANSIENT.search(text))
+    return bool(_re(_TRANSIENT).search(text))
 
 
-_SERVER_DELAY = _Lazy(r"the server asked to retry after (\d+(?:\.\d+)?)s(, longer than)?")
+_SERVER_DELAY = r"the server asked to retry after (\d+(?:\.\d+)?)s(, longer than)?"
 
 
 def _seconds(ms: float) -> str:
@@ -208,5 +188,5 @@ def server_delay_note(delay_ms: float, limit_ms: float | None = None) -> str:
 
 def server_retry_delay_ms(text: str | None) -> float | None:
     """The delay a :func:`server_delay_note` in ``text`` names, in ms (None: there is none)."""
-    found = _SERVER_DELAY.search(text or "")
+    found = _re(_SERVER_DELAY, 0).search(text or "")
     return float(found.group(1)) * 1000 if found is not None else None

@@ -1,6 +1,7 @@
 """A loopback server that records every request (path, headers, body) and answers in the wire
-format its path asks for: ``.../chat/completions`` (OpenAI SSE), ``.../messages`` (Anthropic SSE)
-or ``.../token`` (an OAuth token endpoint answering ``token_reply``)."""
+format its path asks for: ``.../chat/completions`` (OpenAI SSE), ``.../responses`` (OpenAI's
+Responses SSE), ``.../messages`` (Anthropic SSE) or ``.../token`` (an OAuth token endpoint
+answering ``token_reply``)."""
 
 from __future__ import annotations
 
@@ -56,6 +57,37 @@ def _anthropic(text: str) -> bytes:
     return b"".join(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode() for name, data in events)
 
 
+def _responses(text: str) -> bytes:
+    item = {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
+    usage = {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}
+    response = {
+        "id": "resp_1",
+        "object": "response",
+        "status": "completed",
+        "model": "m",
+        "output": [item],
+        "usage": usage,
+    }
+    events = [
+        {"type": "response.created", "response": {**response, "status": "in_progress", "output": []}},
+        {"type": "response.output_item.added", "output_index": 0,
+         "item": {**item, "status": "in_progress", "content": []}},
+        {"type": "response.content_part.added", "item_id": "msg_1", "output_index": 0,
+         "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}},
+        {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0,
+         "content_index": 0, "delta": text},
+        {"type": "response.output_item.done", "output_index": 0, "item": item},
+        {"type": "response.completed", "response": response},
+    ]  # fmt: skip
+    return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
+
+
 class RecordingServer:
     def __init__(self, text: str = "loopback answer") -> None:
         self.requests: list[Request] = []
@@ -79,7 +111,12 @@ class RecordingServer:
                     payload, kind = json.dumps(reply).encode(), "application/json"
                 else:
                     status, kind = 200, "text/event-stream"
-                    payload = _anthropic(text) if path.endswith("/messages") else _openai(text)
+                    if path.endswith("/messages"):
+                        payload = _anthropic(text)
+                    elif path.endswith("/responses"):
+                        payload = _responses(text)
+                    else:
+                        payload = _openai(text)
                 self.send_response(status)
                 self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(payload)))

@@ -40,6 +40,8 @@ def register_cli_flags():
         CliFlag("use-theme", "The terminal theme for this run: a name, or light/dark", type="string"),
         CliFlag("no-themes", "Only the built-in dark and light themes"),
         CliFlag(
-            "tui-mode", "Terminal layout: regular (pi-host draws inline; fullscreen is pi's)", type="string"
+            "tui-mode",
+            "Terminal layout: regular (inline) or fullscreen (start in the transcript view)",
+            type="string",
         ),
     ]

@@ -95,6 +95,9 @@ class InteractiveApp:
         self.last_ctrl_c = 0.0
         self.last_escape = 0.0
         self.started = time.monotonic()
+        self.view_app: Any = None
+        """The transcript view's application while it is shown."""
+        self.expand_state: dict[str, Any] = {}
         self._unsubscribe = self.session.subscribe(self._on_event)
         self.editor = self._make_editor()
         self.app = self._make_application()
@@ -159,6 +162,10 @@ class InteractiveApp:
         if trust_prompt.needed(self):
             await trust_prompt.ask(self)
         startup_header.show(self)
+        if theming.layout_setting(self.session) == "fullscreen":
+            from pi_mode_interactive.fullview import open_view
+
+            self.spawn(open_view(self))
         if getattr(self.request, "resume_on_start", False):
             await self._resume_then_send()
         else:
@@ -207,6 +214,8 @@ class InteractiveApp:
             )
 
     def invalidate(self) -> None:
+        if self.view_app is not None:
+            self.view_app.invalidate()
         self._dirty.set()
         if self.working:
             self._dirty_working.set()

@@ -8,7 +8,7 @@ from typing import Any
 from prompt_toolkit.filters import Condition, has_completions, is_searching
 from prompt_toolkit.key_binding import KeyBindings
 
-from pi_mode_interactive import key_actions
+from pi_mode_interactive import fullview, key_actions
 from pi_mode_interactive.editor.keys import bindings_for, load_keybindings, register_extra_sequences
 from pi_mode_interactive.editor.paste import bind_paste
 from pi_mode_interactive.slash import enter_on_menu
@@ -47,6 +47,7 @@ def _actions(ui: App) -> dict[str, Callable[[Any], Any]]:
         "app.exit": lambda event: key_actions.ctrl_d(ui),
         "app.thinking.toggle": lambda event: key_actions.toggle_thinking(ui),
         "app.tools.expand": lambda event: key_actions.toggle_tools(ui),
+        "app.transcript.open": lambda event: ui.spawn(fullview.open_view(ui)),
         "app.editor.external": lambda event: ui.spawn(key_actions.external_editor(ui)),
         "app.message.copy": lambda event: ui.spawn(_copy(ui)),
         "app.model.select": lambda event: ui.spawn(ui.models.choose()),

@@ -183,6 +183,12 @@ def _settings_command(name: str) -> Callable[[Screen, str], Awaitable[None]]:
     return run
 
 
+async def _transcript(ui: Screen, args: str) -> None:
+    from pi_mode_interactive.fullview import open_view
+
+    await open_view(ui)
+
+
 async def _export(ui: Screen, args: str) -> None:
     from pi_mode_interactive.export import export
 
@@ -216,6 +222,7 @@ def builtin_registry() -> CommandRegistry:
     )
     registry.add("login", _settings_command("login"), "Store an API key for a provider: /login [provider]")
     registry.add("logout", _settings_command("logout"), "Remove a provider's stored key: /logout [provider]")
+    registry.add("transcript", _transcript, "The whole session on one screen: scroll, search, expand (alt+t)")
     registry.add(
         "reload", _reload, "Reload plugins, settings, keybindings, context files, skills and templates"
     )

@@ -80,10 +80,10 @@ def toggle_thinking(app: App) -> None:
 
 
 def toggle_tools(app: App) -> None:
-    app.transcript.expanded = not app.transcript.expanded
-    if app.transcript.expanded:
-        app.feed.show_last_result_again()
-    app.notice(f"Tool output {'expanded' if app.transcript.expanded else 'collapsed'}")
+    """Ctrl+O: the latest tool output or summary in full, earlier ones by pressing again."""
+    from pi_mode_interactive.fullview import expand_earlier
+
+    expand_earlier(app, app.expand_state)
 
 
 async def external_editor(app: App) -> None:

@@ -29,6 +29,13 @@ def startup_theme(session: Any, agent_dir: Any, cwd: Any) -> tuple[Any, list[str
         session, cli_flag(session, "use-theme") or settings.get("theme"), agent_dir, cwd
     )
     layout = cli_flag(session, "tui-mode")
-    if layout not in (None, "", "regular"):
-        problems.append(f"--tui-mode {layout}: pi-host draws the regular (inline) layout only")
+    if layout not in (None, "", "regular", "fullscreen"):
+        problems.append(f"--tui-mode {layout}: one of regular, fullscreen")
     return theme, problems
+
+
+def layout_setting(session: Any) -> str:
+    """``--tui-mode`` or the ``tuiMode`` setting: ``fullscreen`` starts in the transcript view;
+    pi-host's default stays ``regular`` (inline, the terminal's own scrollback)."""
+    chosen = cli_flag(session, "tui-mode") or (session.config.settings or {}).get("tuiMode")
+    return "fullscreen" if chosen == "fullscreen" else "regular"

@@ -1,0 +1,120 @@
+"""The transcript view on demand (Alt+T, ``/transcript``, or from the start with ``tuiMode:
+"fullscreen"``), and Ctrl+O's expansion of earlier blocks in the inline transcript.
+
+The view runs as a full-screen application of its own on the terminal's alternate screen while
+the inline one steps aside (prompt-toolkit's ``in_terminal``): the scrollback is left as it was,
+and leaving brings the editor back with its draft. Output that finishes meanwhile waits and is
+printed to the scrollback on the way out.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from pi_host.lib.render import RenderContext
+from pi_mode_interactive.transcript_source import SessionBlocks
+
+if TYPE_CHECKING:
+    from pi_mode_interactive.screen_api import Screen
+
+REPEAT_S = 4.0
+"""Ctrl+O again within this time points at the block before the last one shown."""
+
+
+def blocks_for(screen: Screen) -> SessionBlocks:
+    """The session's branch as blocks, drawn with the screen's current theme and renderers."""
+
+    def rc_for(width: int, expanded: bool) -> RenderContext:
+        return RenderContext(
+            width=width,
+            theme=screen.theme,
+            expanded=expanded,
+            show_thinking=screen.transcript.show_thinking,
+            cwd=screen.cwd,
+            state={},
+        )
+
+    return SessionBlocks(
+        screen.session.store,
+        screen.feed.renderers,
+        rc_for,
+        theme_key=lambda: (id(screen.theme), screen.transcript.show_thinking),
+        expanded=screen.transcript.expanded,
+    )
+
+
+async def open_view(screen: Any) -> None:
+    """Show the transcript view until the user leaves it."""
+    from prompt_toolkit.application import Application, in_terminal
+    from prompt_toolkit.layout import Layout
+
+    from pi_mode_interactive.transcript_view import TranscriptView
+
+    if screen.view_app is not None:
+        return
+    source = blocks_for(screen)
+    source.live = lambda width: live_lines(screen, width)
+    holder: list[Application] = []
+    view = TranscriptView(source, on_leave=lambda: holder[0].exit(), paint=screen.paint)
+    application = Application(
+        layout=Layout(view.container, focused_element=view.container.children[0]),
+        key_bindings=view.keys,
+        full_screen=True,
+        mouse_support=True,
+        output=screen.app.output,
+        input=screen.app.input,
+        min_redraw_interval=0.03,  # a streaming answer redraws the screen at most this often
+    )
+    application.ttimeoutlen, application.timeoutlen = 0.05, 0.0
+    application.before_render += lambda _app: source.sync()
+    holder.append(application)
+    screen.view_app = application
+    try:
+        async with in_terminal():
+            await application.run_async()
+    finally:
+        screen.view_app = None
+        screen.app.invalidate()
+
+
+def live_lines(screen: Any, width: int) -> list[str]:
+    """What still streams (the answer, running tools), drawn as the inline app draws it."""
+    rc = RenderContext(width=width, theme=screen.theme, expanded=screen.transcript.expanded,
+                       show_thinking=screen.transcript.show_thinking, cwd=screen.cwd, state={})  # fmt: skip
+    lines: list[str] = []
+    for item in screen.transcript.items:
+        if item.done:
+            continue
+        try:
+            from pi_mode_interactive.transcript import text_of
+
+            text = text_of(item.draw(rc))
+        except Exception:
+            continue
+        lines.extend(text.split("\n") if text else [])
+    return lines
+
+
+def expand_earlier(screen: Screen, state: dict[str, Any]) -> None:
+    """Ctrl+O inline: print the most recent tool output or summary again in full; pressed again
+    soon after, the one before it, and so on (the scrollback itself cannot change)."""
+    now = time.monotonic()
+    back = state.get("back", 0) + 1 if now - state.get("at", 0.0) < REPEAT_S else 1
+    state["at"] = now
+    source = blocks_for(screen)
+    index, seen = len(source.blocks) - 1, 0
+    while index >= 0:
+        if source.expandable(index):
+            seen += 1
+            if seen == back:
+                break
+        index -= 1
+    if index < 0:
+        state["back"] = 0
+        screen.notice("No earlier tool output or summary to expand" if back > 1 else "Nothing to expand yet")
+        return
+    state["back"] = back
+    label = "the latest" if back == 1 else f"{back} back"
+    screen.notice(f"Expanded ({label}; ctrl+o again for the one before, alt+t for the transcript view)")
+    screen.add_item(lambda rc, index=index: "\n".join(source.lines(index, rc.width, expanded=True)))

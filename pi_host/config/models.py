@@ -426,7 +426,7 @@ class ModelRegistry:
     def key_hint(self, provider: str) -> str:
         """One line saying where to put a key for ``provider``."""
         if provider in self.auth.oauth_problems:
-            return f"{self.auth.oauth_problems[provider]}; sign in again or remove it from {self.auth.path}"
+            return self.auth.oauth_problems[provider]  # already says to log in again
         info = self.providers.get(provider)
         names = info.env_keys if info else []
         auth = self.auth.path

@@ -420,7 +420,6 @@ class ExtensionApi(ExtensionContext):
 
         return await create_subsession(self, **options)
 
-
     async def spawn(
         self,
         prompt: str,

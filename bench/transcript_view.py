@@ -1,0 +1,132 @@
+"""The transcript view's cost against the session's length (issue 31): a ~10 MB session against a
+~100 KB one, in process, with the built-in renderers and the real session store.
+
+    .venv/bin/python bench/transcript_view.py [--big-mib 10] [--small-kib 100] [--runs 30]
+
+Measured per session, p50 and p99 in milliseconds:
+
+- open: index the store's branch, build the view, draw the first screen (the rows as
+  prompt-toolkit fragments);
+- page: PageUp and the redraw (each run a page further up, so blocks are drawn the first time);
+- key while streaming: one key (a row up) and the redraw while the last block is an answer that
+  grows by a few words per frame and is rendered again each time.
+
+The store is opened once per session, outside the timings (resuming is ``bench/sessions_resume.py``'s
+business). pi 1.6.0's fullscreen on the same file is not measured here (see docs/interactive.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "plugins"), str(ROOT / "bench")]
+
+
+def _renderers():
+    import pi_render_builtin
+    from pi_mode_interactive.transcript import Renderers
+
+    class Host:
+        def collect_named(self, hook):
+            return [("pi_render_builtin", item) for item in pi_render_builtin.register_renderers()]
+
+    return Renderers(Host(), print)
+
+
+def _percentiles(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+
+
+def measure(path: str, runs: int) -> dict[str, tuple[float, float]]:
+    from pi_mode_interactive.transcript_source import SessionBlocks
+    from pi_mode_interactive.transcript_view import TranscriptView
+    from pi_session_jsonl.store import JsonlStore
+    from prompt_toolkit.formatted_text import ANSI  # noqa: F401  (imported before timing)
+
+    from pi_host.lib.render import RenderContext
+    from pi_host.lib.render.theme import builtin_theme
+    from pi_host.protocol.messages import AssistantMessage, TextContent
+
+    store = JsonlStore.open_file(path, warn=lambda line: None)
+    renderers, theme = _renderers(), builtin_theme("dark")
+
+    def rc_for(width: int, expanded: bool) -> RenderContext:
+        return RenderContext(width=width, theme=theme, expanded=expanded, cwd="/", state={})
+
+    def open_view() -> TranscriptView:
+        source = SessionBlocks(store, renderers, rc_for)
+        view = TranscriptView(source, on_leave=lambda: None, paint=theme.fg)
+        view.control.create_content(120, 40)
+        return view
+
+    results: dict[str, tuple[float, float]] = {}
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        view = open_view()
+        samples.append((time.perf_counter() - start) * 1000)
+    results["open"] = _percentiles(samples)
+
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        view.scroll(-38)
+        view.control.create_content(120, 40)
+        samples.append((time.perf_counter() - start) * 1000)
+    results["page up"] = _percentiles(samples)
+
+    view.bottom()
+    words: list[str] = []
+
+    def live(width: int) -> list[str]:
+        message = AssistantMessage(content=[TextContent(text=" ".join(words))])
+        return renderers.message(message, rc_for(width, False)).text.split("\n") if words else []
+
+    view.source.live = live
+    samples = []
+    for n in range(runs):
+        words.extend(f"word{n}-{k}" for k in range(8))  # the answer grows between frames
+        start = time.perf_counter()
+        view.scroll(-1)
+        view.bottom()
+        view.control.create_content(120, 40)
+        samples.append((time.perf_counter() - start) * 1000)
+    results["key while streaming"] = _percentiles(samples)
+    store.close()
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--big-mib", type=float, default=10)
+    parser.add_argument("--small-kib", type=float, default=100)
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    from sessions_generate import generate
+
+    with tempfile.TemporaryDirectory() as folder:
+        big, small = os.path.join(folder, "big.jsonl"), os.path.join(folder, "small.jsonl")
+        generate(big, entries=4000, mib=args.big_mib, cwd=folder)
+        generate(small, entries=60, mib=args.small_kib / 1024, cwd=folder)
+        sizes = {name: os.path.getsize(path) for name, path in (("big", big), ("small", small))}
+        found = {name: measure(path, args.runs) for name, path in (("big", big), ("small", small))}
+    print(
+        f"sessions: big {sizes['big'] / 1e6:.1f} MB, small {sizes['small'] / 1e3:.0f} KB; {args.runs} runs each"
+    )
+    print(f"{'':22}{'big p50':>10}{'big p99':>10}{'small p50':>11}{'small p99':>11}{'ratio p50':>11}")
+    for what in found["big"]:
+        b50, b99 = found["big"][what]
+        s50, s99 = found["small"][what]
+        print(f"{what:22}{b50:10.2f}{b99:10.2f}{s50:11.2f}{s99:11.2f}{b50 / s50 if s50 else 0:11.2f}")
+
+
+if __name__ == "__main__":
+    main()

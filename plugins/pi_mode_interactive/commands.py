@@ -222,7 +222,7 @@ def builtin_registry() -> CommandRegistry:
     )
     registry.add("login", _settings_command("login"), "Store an API key for a provider: /login [provider]")
     registry.add("logout", _settings_command("logout"), "Remove a provider's stored key: /logout [provider]")
-    registry.add("transcript", _transcript, "The whole session on one screen: scroll, search, expand (alt+t)")
+    registry.add("transcript", _transcript, "The whole session on one screen: scroll, search, expand (alt+o)")
     registry.add(
         "reload", _reload, "Reload plugins, settings, keybindings, context files, skills and templates"
     )

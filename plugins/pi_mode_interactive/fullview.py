@@ -1,4 +1,4 @@
-"""The transcript view on demand (Alt+T, ``/transcript``, or from the start with ``tuiMode:
+"""The transcript view on demand (Alt+O, ``/transcript``, or from the start with ``tuiMode:
 "fullscreen"``), and Ctrl+O's expansion of earlier blocks in the inline transcript.
 
 The view runs as a full-screen application of its own on the terminal's alternate screen while
@@ -116,5 +116,5 @@ def expand_earlier(screen: Screen, state: dict[str, Any]) -> None:
         return
     state["back"] = back
     label = "the latest" if back == 1 else f"{back} back"
-    screen.notice(f"Expanded ({label}; ctrl+o again for the one before, alt+t for the transcript view)")
+    screen.notice(f"Expanded ({label}; ctrl+o again for the one before, alt+o for the transcript view)")
     screen.add_item(lambda rc, index=index: "\n".join(source.lines(index, rc.width, expanded=True)))

@@ -136,7 +136,7 @@ _DEFAULTS: dict[str, list[str]] = {
     "app.thinking.toggle": ["ctrl+t"],
     # Display and message queue
     "app.tools.expand": ["ctrl+o"],
-    "app.transcript.open": ["alt+t"],  # pi-host's own: the transcript view (no pi default uses alt+t)
+    "app.transcript.open": ["alt+o"],  # pi-host's own: the transcript view (no pi default uses alt+o)
     "app.message.copy": ["ctrl+x"],
     "app.message.followUp": ["alt+enter"],
     "app.message.dequeue": ["alt+up"],

@@ -35,7 +35,7 @@ def _ask(term: Terminal, text: str, answer: str) -> None:
 
 
 def _open_view(term: Terminal) -> str:
-    term.press("M-t")
+    term.press("M-o")
     return term.wait_for("transcript", scrollback=False)
 
 
@@ -100,7 +100,7 @@ def test_resize_reflows_and_a_theme_change_recolours_older_output(world):
         term.wait_for("theme = light")
         term.press("Escape")  # the settings list, shown again after the choice
         term.wait_gone("Settings (saved")
-        term.send("/transcript")  # the command opens the view as Alt+T does
+        term.send("/transcript")  # the command opens the view as Alt+O does
         term.press("Enter")
         term.wait_for("q back", scrollback=False)
         term.wait_for("w59", scrollback=False)

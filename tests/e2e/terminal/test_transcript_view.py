@@ -36,7 +36,7 @@ def _ask(term: Terminal, text: str, answer: str) -> None:
 
 def _open_view(term: Terminal) -> str:
     term.press("M-o")
-    return term.wait_for("transcript", scrollback=False)
+    return term.wait_for("q back", scrollback=False)
 
 
 def test_the_second_to_last_tool_result_expands_in_place_and_leaving_keeps_the_draft(world):
@@ -129,3 +129,25 @@ def test_tui_mode_fullscreen_starts_in_the_view(world):
             term.send("hi")
             term.press("Enter")
             term.wait_for("hello")
+
+
+def test_ctrl_o_expands_the_compaction_summary_inline_and_the_view_expands_it_in_place(world):
+    summary = "## Goal\n\n" + "\n\n".join(f"summary point {n}" for n in range(1, 13)) + "\n\nTHE-LAST-POINT"
+    replies = [Reply("first answer"), Reply("second answer"), Reply(summary)]
+    (world["agent"] / "settings.json").write_text(
+        json.dumps({"compaction": {"enabled": False, "keepRecentTokens": 1}})
+    )
+    with LoopbackServer(replies) as server, terminal_pi(world, server, height=40) as term:
+        _ask(term, "one", "first answer")
+        _ask(term, "two", "second answer")
+        term.send("/compact")
+        term.press("Enter")
+        term.wait_for("ctrl+o to expand")
+        assert "THE-LAST-POINT" not in term.scrollback()  # the box shows the first lines
+        term.press("C-o")  # what the box's hint says
+        term.wait_for("THE-LAST-POINT")
+        _open_view(term)
+        assert "THE-LAST-POINT" not in term.screen()  # collapsed in the view, until expanded
+        term.press("BTab")
+        term.press("Enter")
+        term.wait_for("THE-LAST-POINT", scrollback=False)

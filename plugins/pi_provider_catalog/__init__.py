@@ -52,15 +52,34 @@ def _prepare(name):
     return prepare
 
 
-def _copilot(model, options):
+def _copilot(model, options, context):
     # A GitHub Copilot token names its account's API host (proxy-ep=...), as pi reads it; the
     # catalog's URL is the individual plan's, kept when models.json chose another one.
+    import dataclasses
+
     key = options.api_key or ""
     if "proxy-ep=" in key and model.base_url.rstrip("/") == "https://api.individual.githubcopilot.com":
         from pi_host.config.oauth_providers import copilot_base_url
 
         model = model.model_copy(update={"base_url": copilot_base_url(key)})
-    return model, options
+    # Copilot bills a request by who started it: the user (the last message is theirs) or the
+    # agent (a follow-up after tool results), and wants to be told when images are sent.
+    spoken = [m for m in context.messages if getattr(m, "role", None) != "system"]
+    headers = {
+        "X-Initiator": "agent" if spoken and spoken[-1].role != "user" else "user",
+        "Openai-Intent": "conversation-edits",
+    }
+    if any(
+        getattr(block, "type", None) == "image"
+        for m in spoken
+        if m.role in ("user", "toolResult") and isinstance(m.content, list)
+        for block in m.content
+    ):
+        headers["Copilot-Vision-Request"] = "true"
+    if model.api == "anthropic-messages" and key:
+        headers.update({"authorization": f"Bearer {key}", "x-api-key": None})  # Copilot takes a bearer
+    headers.update(options.headers or {})  # the caller's headers win, as in pi
+    return model, dataclasses.replace(options, headers=headers)
 
 
 _PREPARE = {

@@ -133,6 +133,8 @@ def detect(provider: str, base_url: str, model_id: str = "") -> dict[str, Any]:
             requiresThinkingAsText=True,
             supportsReasoningEffort=False,
             supportsUsageInStreaming=False,
+            # pi's Mistral SDK request carries the session as its prompt-cache key
+            promptCacheKeyMode="enabled",
         )
     if family == "openrouter":
         flags["sessionAffinityHeader"] = "x-session-id"

@@ -240,6 +240,14 @@ def _apply_thinking(
         body["thinking"] = {"type": "enabled" if enabled else "disabled", "clear_thinking": False}
     elif fmt == "qwen":
         body["enable_thinking"] = enabled
+    elif fmt == "ant-ling":
+        if enabled and isinstance(effort, str):
+            body["reasoning"] = {"effort": effort}
+    # These servers take an effort next to their own thinking switch when the model's compat
+    # says so (GLM 5.x, Qwen 3.8, Kimi on Together), as pi 1.6.0 sends it.
+    if fmt in ("zai", "qwen", "together") and enabled and compat.get("supportsReasoningEffort"):
+        if isinstance(effort, str):
+            body["reasoning_effort"] = effort
     elif fmt == "qwen-chat-template":
         body["chat_template_kwargs"] = {"enable_thinking": enabled, "preserve_thinking": True}
     elif fmt in ("chat-template", "baseten"):
@@ -276,6 +284,8 @@ def build_body(
         _add_cache_control(body["messages"])
     if tools:
         body["tools"] = [_tool(decl, compat) for decl in tools]
+        if compat.get("zaiToolStream"):
+            body["tool_stream"] = True  # Z.ai streams tool-call arguments only when asked
     elif compat.get("requiresToolsWithToolHistory") and _has_tool_history(messages):
         body["tools"] = []
     retention = options.cache_retention

@@ -261,7 +261,7 @@ async def test_codex_request_shape_and_streamed_tool_call(auth_server, isolated_
 def test_copilot_requests_go_to_the_host_the_token_names(isolated_environment):
     from pi_host.config.models import ModelRegistry
     from pi_host.plugins.selection import PluginRequest, load_plugins
-    from tests.support.providers.openai_google import options
+    from tests.support.providers.openai_google import context, options
 
     registry = ModelRegistry.from_plugins(
         load_plugins(PluginRequest(cwd=str(isolated_environment["work"]))).host
@@ -271,7 +271,7 @@ def test_copilot_requests_go_to_the_host_the_token_names(isolated_environment):
     )
     info = registry.providers["github-copilot"]
     token = "tid=1;exp=9;proxy-ep=proxy.enterprise.githubcopilot.com;sku=x"
-    moved, _ = info.prepare(model, options(api_key=token))
+    moved, _ = info.prepare(model, options(api_key=token), context())
     assert moved.base_url == "https://api.enterprise.githubcopilot.com"
-    kept, _ = info.prepare(model, options(api_key="ghu_plain_token"))
+    kept, _ = info.prepare(model, options(api_key="ghu_plain_token"), context())
     assert kept.base_url == model.base_url

@@ -100,17 +100,19 @@ def supported_levels(model: Any) -> list[str]:
 
 
 def clamp_thinking_level(model: Any, level: str | None) -> str:
-    """``level`` if supported, else the nearest supported level (lower first, then higher)."""
+    """``level`` if supported, else the next higher supported level, else the next lower one (pi
+    1.6.0's order: a model that skips ``high`` but has ``xhigh`` gets ``xhigh``)."""
     level = level or "off"
     supported = supported_levels(model)
     if level in supported:
         return level
-    position = LEVELS.index(level) if level in LEVELS else LEVELS.index("medium")
-    for distance in range(1, len(LEVELS)):
-        for candidate in (position - distance, position + distance):
-            if 0 <= candidate < len(LEVELS) and LEVELS[candidate] in supported:
-                return LEVELS[candidate]
-    return "off"
+    if level not in LEVELS:
+        return supported[0] if supported else "off"
+    position = LEVELS.index(level)
+    for candidate in (*LEVELS[position + 1 :], *reversed(LEVELS[:position])):
+        if candidate in supported:
+            return candidate
+    return supported[0] if supported else "off"
 
 
 def map_level(model: Any, level: str) -> str | None:

@@ -196,8 +196,8 @@ def test_thinking_formats(fmt, extra, expected):
     body, _, _ = body_for(reasoning=True, thinking_level="medium", compat={"thinkingFormat": fmt, **extra})
     for key, value in expected.items():
         assert body[key] == value
-    # baseten sends reasoning_effort beside its template args when the server takes it (as pi)
-    assert ("reasoning_effort" in body) == (fmt == "baseten")
+    # these send reasoning_effort beside their own switch when the server takes it (as pi)
+    assert ("reasoning_effort" in body) == (fmt in ("baseten", "qwen", "zai", "together"))
 
 
 def test_chat_template_values_when_thinking_is_off():

@@ -622,7 +622,7 @@ def test_unknown_option_is_an_error_not_a_prompt(isolated_environment):
     assert not (agent / "sessions").exists()
 
 
-@pytest.mark.parametrize("args", [("config",), ("auth", "login"), ("-a", "config")])  # mcp: issue 18
+@pytest.mark.parametrize("args", [("config",), ("-a", "config")])  # mcp: issue 18; auth: issue 32
 def test_pi_subcommands_not_yet_available_say_so(isolated_environment, args):
     out = pi(*args)
     assert out.returncode == 1

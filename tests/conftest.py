@@ -54,15 +54,34 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return cores + 1 if cores <= 4 else cores
 
 
+LONG_FIRST = (
+    "batch/test_ray.py",
+    "interop/test_harbor.py",
+    "interop/test_pi_rpc_client.py",
+    "interop/test_rpc_conformance.py",
+    "venvs/",
+    "sessions/test_kill_loop.py",
+    "batch/",
+    "mcp/",
+)
+"""e2e files whose tests (or module fixtures) take seconds each: handed out first, so that the
+run does not end with one worker on a 20-second test while the others are idle."""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank: dict[pytest.Item, int] = {}
     for item in items:
         try:
             parts = item.path.resolve().relative_to(E2E).parts
         except ValueError:
+            rank[item] = len(LONG_FIRST) + 1  # the quick tests fill the gaps at the end
             continue
         item.add_marker(pytest.mark.e2e)
         if len(parts) > 1 and parts[0] in E2E_KINDS:
             item.add_marker(getattr(pytest.mark, E2E_KINDS[parts[0]]))
+        where = "/".join(parts)
+        rank[item] = next((i for i, p in enumerate(LONG_FIRST) if where.startswith(p)), len(LONG_FIRST))
+    items.sort(key=rank.__getitem__)  # stable: the order within a rank is the collection's
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.formatted_text import FormattedText
-from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 from prompt_toolkit.layout import BufferControl, FormattedTextControl, HSplit, Window
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.processors import PasswordProcessor
@@ -101,6 +101,9 @@ class SelectDialog(Dialog):
         super().__init__(title)
         items = [option if isinstance(option, tuple) else (option, option, "") for option in options]
         self.picker = Picker(title, items, on_done=self.finish, initial=initial)
+        # keys a caller adds to ``self.keys`` (the model picker's Ctrl+S) work inside the picker too
+        container = self.picker.container
+        container.key_bindings = merge_key_bindings([container.key_bindings, self.keys])
 
     @property
     def container(self) -> Any:

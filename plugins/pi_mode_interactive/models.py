@@ -60,9 +60,42 @@ class ModelChooser:
         if not items:
             self.ui.notice("No models with a key: set one (e.g. ANTHROPIC_API_KEY) or use /login", "warning")
             return
-        picked = await self.ui.pick("Select a model", items, initial=current)
-        if picked is not None:
-            await self.use(picked)
+        picked, save = await self._pick_model(items, current)
+        if picked is None:
+            return
+        await self.use(picked)
+        if save:  # Ctrl+S: pi's "save as default" in the same picker
+            self._save_default(picked)
+
+    async def _pick_model(self, items: list[tuple[Any, str, str]], current: Any) -> tuple[Any, bool]:
+        from pi_mode_interactive.dialogs import SelectDialog
+
+        dialog = SelectDialog(
+            "Select a model  (enter: use · ctrl+s: use and save as default)", items, current
+        )
+
+        @dialog.keys.add("c-s", eager=True)
+        def _save(event: Any) -> None:
+            dialog.finish(("save", dialog.picker.selected_value))
+
+        answer = await self.ui.ask(dialog)
+        if isinstance(answer, tuple) and answer[:1] == ("save",):
+            return answer[1], answer[1] is not None
+        return answer, False
+
+    def _save_default(self, model: Any) -> None:
+        from pi_host.config.settings import update_user_settings, user_settings_path
+
+        changes = {"defaultProvider": model.provider, "defaultModel": model.id}
+        try:
+            update_user_settings(changes)
+        except (OSError, ValueError) as exc:
+            self.ui.notice(f"Could not save the default model: {exc}", "error")
+            return
+        settings = self.session.config.settings
+        if isinstance(settings, dict):
+            settings.update(changes)
+        self.ui.notice(f"Default model {model.provider}/{model.id} saved to {user_settings_path()}")
 
     async def use(self, model: Any, level: str | None = None) -> None:
         from pi_host.runtime.models import use_model

@@ -294,6 +294,24 @@ def test_model_picker_and_thinking_keys_change_the_footer_and_the_session(world)
     assert [e.get("thinkingLevel") for e in changes[-2:]] == ["minimal", "high"]
 
 
+def test_ctrl_s_in_the_model_picker_uses_the_model_and_saves_it_as_the_default(world):
+    """As pi: Ctrl+S in /model's picker switches and writes defaultProvider/defaultModel."""
+    with LoopbackServer([Reply("answer one")]) as server:
+        with terminal_pi(world, server, models=[LOOP_THINK]) as term:
+            term.send("/model")
+            term.press("Enter")
+            term.wait_for("ctrl+s")
+            term.send("loop-think")
+            term.wait_for("(1/1)")
+            term.press("C-s")
+            term.wait_for("Default model loop/loop-think saved")
+            term.wait_for(re.compile(r"loop/loop-think • \w+\s*$", re.M), scrollback=False)
+            term.press("C-d")
+            assert term.wait_exit() == 0
+    settings = json.loads((world["agent"] / "settings.json").read_text())
+    assert (settings["defaultProvider"], settings["defaultModel"]) == ("loop", "loop-think")
+
+
 def test_resume_picks_another_session_and_continues_it(world):
     with LoopbackServer(
         [Reply("answer in the old session"), Reply("answer in the new one"), Reply("continued")]

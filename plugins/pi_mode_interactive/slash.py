@@ -4,7 +4,6 @@ skills listed beside the commands, and an unknown ``/name`` held back instead of
 
 from __future__ import annotations
 
-import inspect
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -48,22 +47,13 @@ def enter_on_menu(buffer: Buffer) -> str:
 async def context_commands(session: Any) -> list[tuple[str, str]]:
     """``(name, description)`` of the commands context sources expand: prompt templates and
     ``skill:`` commands, in the sources' order (a failing source is reported and skipped)."""
-    found: list[tuple[str, str]] = []
-    for source in getattr(session, "context_sources", None) or ():
-        lister = getattr(source, "commands", None)
-        if lister is None:
-            continue
-        try:
-            listed = lister(session.ctx)
-            if inspect.isawaitable(listed):
-                listed = await listed
-        except Exception as exc:
-            session.report(source, "commands", exc)
-            continue
-        for item in listed or ():
-            if isinstance(item, dict) and item.get("name"):
-                found.append((str(item["name"]), str(item.get("description") or "")))
-    return found
+    from pi_host.runtime.context_commands import context_source_commands
+
+    return [
+        (str(item["name"]), str(item.get("description") or ""))
+        for item in await context_source_commands(session)
+        if item.get("name")
+    ]
 
 
 def unknown_command(ui: Screen, text: str) -> str | None:

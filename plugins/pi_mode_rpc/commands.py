@@ -537,18 +537,9 @@ async def _get_commands(server: Any, record: dict[str, Any]) -> Any:
         if path and os.path.realpath(path) in from_cli:
             entry["sourceInfo"]["source"] = "cli"
         found.append(entry)
-    for source in session.context_sources:
-        lister = getattr(source, "commands", None)
-        if lister is None:
-            continue
-        try:
-            listed = lister(session.ctx)
-            if inspect.isawaitable(listed):
-                listed = await listed
-        except Exception as exc:
-            session.report(source, "commands", exc)
-            continue
-        found.extend(item for item in listed or () if isinstance(item, dict))
+    from pi_host.runtime.context_commands import context_source_commands
+
+    found.extend(await context_source_commands(session))
     order = {"extension": 0, "prompt": 1, "skill": 2}
     found.sort(key=lambda item: order.get(item.get("source"), 3))
     return {"commands": found}

@@ -86,6 +86,12 @@ def build(ui: App) -> tuple[KeyBindings, list[str]]:
             # Two Escapes in quick succession reach the key processor as one sequence (Escape
             # is also the prefix of every Alt key), so the pair has its own binding.
             bindings.add("escape", "escape", filter=escape_free)(lambda event: key_actions.double_escape(ui))
+    menu_open = Condition(lambda: not ui.dialogs) & has_completions
+
+    @bindings.add("escape", filter=menu_open)
+    def _close_menu(event: Any) -> None:  # as pi: Escape closes the / or @ menu, the draft stays
+        event.current_buffer.cancel_completion()
+
     chosen_completion = Condition(
         lambda: (
             ui.editor.complete_state is not None and ui.editor.complete_state.current_completion is not None

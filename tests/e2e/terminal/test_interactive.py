@@ -102,6 +102,8 @@ def test_a_plugins_confirm_is_answered_by_keys(world):
             term.send("/depl")
             term.wait_for("Deploy the build")  # completion with the command's description
             term.press("Escape")
+            # the menu closes first: Escape and "o" arriving in one read would be Alt+O (the view)
+            term.wait_gone("Deploy the build")
             term.send("oy")
             term.press("Enter")
             term.wait_for("Deploy to production?")

@@ -80,13 +80,15 @@ class ProviderInfo:
     provider changes about requests of a shared wire API (pi's provider wrappers: endpoint
     placeholders, deployment names, gateway auth headers). ``options.extra["env"]`` already
     holds the provider's auth.json ``env`` then."""
+    personalize: Callable[[list[dict[str, Any]], str, str], list[dict[str, Any]]] | None = None
+    """``(models, base_url, key) -> models``: the provider's list for one key, fetched on a
+    refresh and kept in models-store.json (:mod:`pi_host.config.model_store`)."""
 
 
 _MODEL_FIELDS = (
     "name api baseUrl reasoning thinkingLevelMap input inputLimits cost promptCache contextWindow maxTokens "
     "samplingParams samplingParamsByThinkingLevel headers compat"
 ).split()
-_DATED = re.compile(r"-\d{8}$|-\d{4}-\d{2}-\d{2}$")
 _CREDENTIAL = re.compile(r"(?i)authorization|cookie|key|token|secret")
 
 
@@ -198,9 +200,12 @@ class ModelRegistry:
         self.custom: dict[str, dict[str, Any]] = {}
         self.problems = []
         raw_models: dict[tuple[str, str], dict[str, Any]] = {}
+        from pi_host.config.model_store import store_path, stored_models
+
+        store = store_path(self.models_json_path) if self.models_json_path else ""
         for info in self._builtin:
             self.providers[info.id] = info
-            for raw in info.models:
+            for raw in (info.personalize and stored_models(info, store)) or info.models:
                 data = {"api": info.api, "provider": info.id, "baseUrl": info.base_url, **_deepcopy(raw)}
                 if info.headers:  # the model's own headers win, name by name
                     data["headers"] = {**info.headers, **(raw.get("headers") or {})}
@@ -314,38 +319,9 @@ class ModelRegistry:
         return None
 
     def _match(self, pattern: str, candidates: list[Any]) -> Any | None:
-        lowered = pattern.lower()
-        if "/" in pattern:
-            head, _, tail = pattern.partition("/")
-            for model in candidates:
-                if model.provider.lower() == head.lower() and model.id.lower() == tail.lower():
-                    return model
-        for attr in ("id", "name"):
-            exact = [m for m in candidates if getattr(m, attr).lower() == lowered]
-            if len({m.provider for m in exact}) > 1:
-                # The same model under several providers (Claude on Anthropic, Bedrock, Vertex...):
-                # as pi, a provider with credentials wins; then the best-ranked provider.
-                exact.sort(key=lambda m: (not self.has_auth(m.provider), self._rank(m.provider)))
-            if exact:
-                return exact[0]
-        if "/" in pattern:
-            head, _, tail = pattern.partition("/")
-            scoped = [m for m in candidates if m.provider.lower() == head.lower()]
-            if scoped:
-                found = self._match(tail, scoped)
-                if found is not None:
-                    return found
-        partial = [m for m in candidates if lowered in m.id.lower() or lowered in m.name.lower()]
-        if not partial:
-            return None
-        if len({m.provider for m in partial}) > 1:  # one provider: with credentials, best-ranked
-            usable = [m for m in partial if self.has_auth(m.provider)] or partial
-            best = min(self._rank(m.provider) for m in usable)
-            partial = [m for m in usable if self._rank(m.provider) == best]
-        # Prefer undated aliases; among equals the greatest id (usually the newest).
-        aliases = [m for m in partial if not _DATED.search(m.id)]
-        pool = aliases or partial
-        return max(pool, key=lambda m: m.id)
+        from pi_host.config.model_reference import match
+
+        return match(pattern, candidates, self.has_auth)
 
     def _rank(self, provider: str) -> int:
         info = self.providers.get(provider)

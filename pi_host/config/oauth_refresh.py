@@ -34,12 +34,13 @@ def _now_ms() -> float:
     return time.time() * 1000
 
 
-def expires_soon(entry: dict[str, Any]) -> bool:
-    """Less than five minutes left (an entry without a numeric ``expires`` never expires)."""
+def expires_soon(entry: dict[str, Any], margin_ms: float = MINIMUM_VALIDITY_MS) -> bool:
+    """Less than five minutes (``margin_ms``) left; an entry without a numeric ``expires`` never
+    expires."""
     expires = entry.get("expires")
     if not isinstance(expires, (int, float)) or isinstance(expires, bool):
         return False
-    return _now_ms() + MINIMUM_VALIDITY_MS >= expires
+    return _now_ms() + margin_ms >= expires
 
 
 def _without_tokens(text: str, entry: dict[str, Any]) -> str:
@@ -57,9 +58,10 @@ def can_refresh(provider: str) -> bool:
     return provider in PROVIDERS
 
 
-def refresh_stored(path: str, provider: str) -> dict[str, Any] | None:
+def refresh_stored(path: str, provider: str, margin_ms: float = MINIMUM_VALIDITY_MS) -> dict[str, Any] | None:
     """Refresh ``provider``'s credential in the auth.json at ``path`` under its lock when it still
-    expires soon once the lock is held; the new credential is written before the lock is released.
+    expires soon (within ``margin_ms``: ``pi auth print-bearer-token --min-expiry``) once the lock
+    is held; the new credential is written before the lock is released.
     Returns the credential now stored (None when it is no longer an OAuth credential); raises
     :class:`RefreshError` when the refresh fails (the stored credential is left as it was)."""
     from pi_host.config.json_files import update_json_file
@@ -71,7 +73,7 @@ def refresh_stored(path: str, provider: str) -> dict[str, Any] | None:
         current = data.get(provider)
         if not isinstance(current, dict) or current.get("type") != "oauth":
             return
-        if expires_soon(current):
+        if expires_soon(current, margin_ms):
             try:
                 current = PROVIDERS[provider].refresh(current)
             except OAuthError as exc:

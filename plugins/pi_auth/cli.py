@@ -16,17 +16,34 @@ from typing import Any
 USAGE = """Usage:
   pi auth login <provider> [--api-key] [--no-browser]
   pi auth logout <provider>
+  pi auth print-api-key [--provider <provider>] [--model <model>]
+  pi auth print-bearer-token [--provider <provider>] [--model <model>] [--min-expiry <duration>]
+  pi auth check [--provider <provider>] [--model <model>] [--json] [--credentials] [--no-refresh]
 
-Log in to and out of model providers. Credentials are stored in auth.json in the agent directory
+Log in to and out of model providers, print their credentials for external clients, or check
+that they are ready. Credentials are stored in auth.json in the agent directory
 (~/.pi/agent/auth.json), shared with pi.
 
 Commands:
   login <provider>        Sign in with an account in the browser, or save an API key, then exit
   logout <provider>       Remove the stored credentials; environment variables and models.json stay
+  print-api-key           Print the resolved API key
+  print-bearer-token      Print a resolved OAuth bearer token (refreshes if expired)
+  check                   Print ready, not_ready, or invalid; exit with 0, 1, or 2
+
+Options for print-api-key, print-bearer-token, and check (at least one is required):
+  --provider <provider>   Resolve credentials for a provider
+  --model <model>         Resolve credentials from a model
 
 Options for login:
   --api-key               Save an API key instead of signing in with an account
   --no-browser            Do not open a browser; use another sign-in method, e.g. device code
+
+Other options:
+  --min-expiry <duration> Minimum remaining token lifetime for print-bearer-token, e.g. 30m or 1h
+  --json                  Print the check result as JSON
+  --credentials           Emit the credential from check, or include it in JSON output
+  --no-refresh            Do not refresh expired OAuth credentials during check
 """
 LOGIN_USAGE = "Usage: pi auth login <provider> [--api-key] [--no-browser]"
 
@@ -210,16 +227,45 @@ def logout(argv: list[str]) -> int:
     return 0
 
 
+def _refresh_catalog(provider: str) -> None:
+    """After a login, as pi: refresh the provider's model list when it is fetched per key
+    (OpenRouter); a failure is one line, the login stands."""
+    import os
+
+    from pi_host.config import model_store
+    from pi_host.config.models import ModelRegistry
+    from pi_host.plugins.selection import PluginRequest, last_loaded, load_plugins
+
+    try:
+        host = last_loaded() or load_plugins(PluginRequest(cwd=os.getcwd())).host
+        registry = ModelRegistry.from_plugins(host)
+        info = registry.providers.get(provider)
+        if info is None or info.personalize is None:
+            return
+        errors = model_store.refresh(registry, [provider])
+    except Exception as exc:  # noqa: BLE001 - reported, the login itself succeeded
+        errors = {provider: str(exc) or type(exc).__name__}
+    if provider in errors:
+        _out(f"The {_name(provider)} model catalog could not be refreshed: {errors[provider]}")
+
+
 def run(argv: list[str]) -> int:
-    if not argv or argv[0] in ("-h", "--help", "help"):
+    if not argv or argv[0] in ("-h", "--help", "help") or "--help" in argv or "-h" in argv:
         sys.stdout.write(USAGE)
         return 0 if argv else 1
     command, rest = argv[0], argv[1:]
     if command == "login":
-        return login(rest)
+        code = login(rest)
+        if code == 0 and rest:
+            _refresh_catalog(next(a for a in rest if not a.startswith("-")))
+        return code
     if command == "logout":
         return logout(rest)
+    from pi_auth import credentials_cli
+
+    if command in credentials_cli.KINDS:
+        return credentials_cli.run(command, rest)
     return _err(
-        f'Unknown auth command "{command}". pi-host has "pi auth login" and "pi auth logout"'
-        " (pi's print-api-key, print-bearer-token and check are not implemented)."
+        f'Error: Unknown auth command "{command}". Use "pi auth login", "pi auth logout", '
+        '"pi auth print-api-key", "pi auth print-bearer-token", or "pi auth check".'
     )

@@ -49,8 +49,10 @@ names are listed with scope "settings".
 
 UPDATE_USAGE = """\
 Usage: pi update [-l] [-v] [--extensions] [pip options...] [name...]
+       pi update models
 
 Upgrade the recorded plugin packages (all of them, or those named) with pip install -U.
+"models" refreshes the model lists fetched per key (OpenRouter's) now, as pi does.
 """
 
 # pip options that take a value (so the value is not mistaken for a package spec)
@@ -489,6 +491,8 @@ def cmd_list(argv: list[str]) -> int:
 
 
 def cmd_update(argv: list[str]) -> int:
+    if argv == ["models"]:
+        return _update_models()
     opts = parse(argv)
     if opts.help:
         sys.stdout.write(UPDATE_USAGE)
@@ -538,3 +542,14 @@ def cmd_update(argv: list[str]) -> int:
         _err(f"pi: {exc}")
         return 1
     return 0 if ok else 1
+
+
+def _update_models() -> int:
+    # pi's `pi update models`: fetch the per-key model lists now (the only network refresh a
+    # print run gets; it reads the stored lists).
+    from pi_host.config.model_store import update_models_command
+    from pi_host.config.models import ModelRegistry
+    from pi_host.plugins.selection import PluginRequest, last_loaded, load_plugins
+
+    host = last_loaded() or load_plugins(PluginRequest(cwd=os.getcwd())).host
+    return update_models_command(ModelRegistry.from_plugins(host))

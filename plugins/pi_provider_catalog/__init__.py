@@ -82,6 +82,14 @@ def _copilot(model, options, context):
     return model, dataclasses.replace(options, headers=headers)
 
 
+def _openrouter_personalize(models, base_url, key):
+    from pi_provider_catalog.openrouter import personalize
+
+    return personalize(models, base_url, key)
+
+
+_PERSONALIZE = {"openrouter": _openrouter_personalize}
+
 _PREPARE = {
     "github-copilot": _copilot,
     "azure": _prepare("azure"),
@@ -111,6 +119,7 @@ def register_models():
                 rank=data.get("rank", 100),
                 ambient_auth=_AMBIENT.get(data["id"]),
                 prepare=_PREPARE.get(data["id"]),
+                personalize=_PERSONALIZE.get(data["id"]),
             )
         )
     return infos

@@ -173,7 +173,8 @@ def test_auth_json_mode_lock_env_and_commands(agent, tmp_path, monkeypatch):
     assert not (agent / "auth.json.lock").exists()
 
 
-def test_patterns_and_thinking_suffix(agent):
+def test_patterns_and_thinking_suffix(agent, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")  # the one provider with a key wins
     registry = make_registry(
         agent,
         {
@@ -203,6 +204,29 @@ def test_patterns_and_thinking_suffix(agent):
         registry.resolve_cli("nope-model", None)
     with pytest.raises(ModelNotFound):
         registry.resolve_cli(None, "nosuchprovider")
+
+
+def test_a_model_of_several_providers_is_refused_as_ambiguous_unless_one_has_a_key(agent, monkeypatch):
+    from pi_host.config.model_reference import AmbiguousModel
+
+    registry = make_registry(agent)
+    with pytest.raises(AmbiguousModel) as refused:  # pi 1.6.0 refuses rather than guesses
+        registry.resolve_cli("claude-opus-4-8", None)
+    assert str(refused.value).startswith(
+        'Model "claude-opus-4-8" is ambiguous across providers: anthropic/claude-opus-4-8, '
+        "cloudflare-ai-gateway/claude-opus-4-8, opencode/claude-opus-4-8"
+    )
+    assert str(refused.value).endswith(
+        "No matching provider is authenticated. Use --provider or provider/model."
+    )
+    monkeypatch.setenv("OPENCODE_API_KEY", "k1")
+    assert registry.resolve_cli("claude-opus-4-8", None)[0].provider == "opencode"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k2")
+    with pytest.raises(AmbiguousModel, match="More than one matching provider is authenticated"):
+        registry.resolve_cli("claude-opus-4-8", None)
+    # a provider prefix or --provider settles it
+    assert registry.resolve_cli("anthropic/claude-opus-4-8", None)[0].provider == "anthropic"
+    assert registry.resolve_cli("claude-opus-4-8", "opencode")[0].provider == "opencode"
 
 
 def test_default_model_prefers_configured_providers(agent, monkeypatch):

@@ -81,9 +81,23 @@ def _start_and_stop(tmp_path, agent, count: int, sig: int):
             with open(results, "ab") as handle:
                 handle.write(b'{"id":"k99","status":"ok","te')
             before = [json.loads(line) for line in results.read_bytes().splitlines()[:-1]]
-        asked_before = dict(server.counts)
+        asked_before = _settled_counts(server)
         resumed = run_batch(tasks, out, "-j", "4", "--resume")
     return code, first_stderr, before, asked_before, resumed, read_results(out), server.counts
+
+
+def _settled_counts(server, quiet: float = 0.3, limit: float = 5.0) -> dict:
+    """The server's request counts once no request has arrived for ``quiet`` seconds: a request a
+    stopped task sent just before it died may still be in the server's hands."""
+    deadline = time.monotonic() + limit
+    counts = dict(server.counts)
+    while time.monotonic() < deadline:
+        time.sleep(quiet)
+        now = dict(server.counts)
+        if now == counts:
+            break
+        counts = now
+    return counts
 
 
 def _check_resumed(count, before, asked_before, resumed, after, counts):

@@ -10,6 +10,7 @@ the local executor and inside a Ray task on another machine.
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import os
 import selectors
@@ -213,7 +214,7 @@ def pi_argv(
 # --- the child process ----------------------------------------------------------------------------
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+def _die_with_parent(batch_pid: int) -> None:  # pragma: no cover - runs in the child between fork and exec
     """Linux: the child gets SIGKILL when the batch dies (a SIGKILLed ``pi batch`` leaves no
     orphan still spending tokens on a task ``--resume`` will run again)."""
     try:
@@ -222,6 +223,9 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except Exception:
         pass
+    # The batch may have died between the fork and the prctl: then no signal will come.
+    if os.getppid() != batch_pid:
+        os._exit(137)
 
 
 def _signal_group(pid: int, sig: int) -> None:
@@ -277,7 +281,9 @@ def run_task(
                 stdout=subprocess.PIPE,
                 stderr=log,
                 start_new_session=True,
-                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+                preexec_fn=functools.partial(_die_with_parent, os.getpid())
+                if sys.platform.startswith("linux")
+                else None,
             )
             stopped = _pump(proc, events, watch, limits, clock, cancel, on_cost)
     except _Cancelled:

@@ -86,7 +86,7 @@ def _start_and_stop(tmp_path, agent, count: int, sig: int):
     return code, first_stderr, before, asked_before, resumed, read_results(out), server.counts
 
 
-def _settled_counts(server, quiet: float = 0.3, limit: float = 5.0) -> dict:
+def _settled_counts(server, quiet: float = 0.8, limit: float = 8.0) -> dict:
     """The server's request counts once no request has arrived for ``quiet`` seconds: a request a
     stopped task sent just before it died may still be in the server's hands."""
     deadline = time.monotonic() + limit

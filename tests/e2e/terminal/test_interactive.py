@@ -247,6 +247,7 @@ def test_reload_picks_up_an_edited_plugin_and_keeps_the_conversation(world):
             term.send("first")
             term.press("Enter")
             term.wait_for("before reload")
+            term.wait_gone("esc to interrupt")  # the run has settled
             term.send("/which")
             term.press("Enter")
             term.wait_for("plugin says VERSION-ONE")

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from pi_host import hookimpl
-from pi_ts_bridge.runtimes import RUNTIMES
 
 
 @hookimpl
@@ -57,9 +56,14 @@ def register_settings_plugins(settings_path: str, problems: list[str]) -> list[s
 def on_session_shutdown(event: Any, ctx: Any) -> None:
     """After the extensions saw ``session_shutdown``: a quit or a reload ends this runtime's bridge
     (a reload loads the extensions again in a new one)."""
+    import sys
+
+    runtimes = sys.modules.get("pi_ts_bridge.runtimes")
+    if runtimes is None:  # no bridge was ever started in this process (and none is imported)
+        return
     session = getattr(ctx, "session", None)
     host = getattr(session, "host", None)
-    runtime = RUNTIMES.get(host) if host is not None else None
+    runtime = runtimes.RUNTIMES.get(host) if host is not None else None
     if runtime is None:
         return
     if runtime.ui_backlog and type(session.ui).__name__ != "HeadlessUI":  # not shown yet: now

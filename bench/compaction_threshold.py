@@ -110,8 +110,8 @@ class FakeSession:
 
 
 def measure(turns: int) -> str:
-    from pi_host.runtime.compactor import _context_tokens
     from pi_host.lib.compaction.projection import walk_back
+    from pi_host.runtime.compactor import _context_tokens
 
     store = build(turns)
     session = FakeSession(store)

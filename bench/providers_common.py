@@ -25,9 +25,8 @@ from httpx_sse import EventSource
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.support.providers.sse import Reply, SSEServer  # noqa: E402
-
 from pi_host.protocol import LlmContext, Model, StreamOptions, SystemMessage, ToolDecl, UserMessage  # noqa: E402
+from tests.support.providers.sse import Reply, SSEServer  # noqa: E402
 
 StreamFn = Callable[[Any, Any, Any], Any]
 

@@ -8,11 +8,11 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from pi_host.agent.queues import QueuedMessage
 from pi_host.loop import events as session_events
 from pi_host.protocol import CustomMessage, ImageContent, TextContent, parse_message
 from pi_host.protocol.abort import AbortSignal
 from pi_host.session.context import ExtensionContext
-from pi_host.agent.queues import QueuedMessage
 from pi_host.session.store import TreeSessionStore
 
 if TYPE_CHECKING:
@@ -439,7 +439,14 @@ class ExtensionApi(ExtensionContext):
         from pi_host.runtime.subagents import spawn
 
         return await spawn(
-            self, prompt, tools=tools, model=model, system=system, max_turns=max_turns, budget=budget, **options
+            self,
+            prompt,
+            tools=tools,
+            model=model,
+            system=system,
+            max_turns=max_turns,
+            budget=budget,
+            **options,
         )
 
 

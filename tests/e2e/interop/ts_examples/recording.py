@@ -84,9 +84,7 @@ def run_pi(scenario: Scenario, timeout: float = 60) -> Any:
 def main() -> int:
     from tests.e2e.interop.ts_examples.scenarios import SCENARIOS
 
-    recording = {
-        scenario_id(s): {"fingerprint": fingerprint(s), "observed": run_pi(s)} for s in SCENARIOS
-    }
+    recording = {scenario_id(s): {"fingerprint": fingerprint(s), "observed": run_pi(s)} for s in SCENARIOS}
     RECORDING.write_text(json.dumps(recording, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"recorded pi's observations of {len(recording)} scenarios in {RECORDING}")
     return 0

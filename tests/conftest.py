@@ -45,6 +45,14 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.setdefault("PI_TEST_FUZZ", "quick")
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under ``-m "not e2e"`` the e2e folder is not even collected: every test in it is marked
+    e2e by its folder, and importing its modules in every worker cost seconds of the inner loop."""
+    if collection_path == E2E and config.option.markexpr.replace(" ", "") == "note2e":
+        return True
+    return None
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto`` (pyproject.toml): one worker per core, plus one on small machines. Much of
     the e2e tier waits on child processes (pi starting, Node, servers, terminals), so with one

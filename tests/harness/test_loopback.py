@@ -49,7 +49,8 @@ def test_text_tool_calls_usage_and_default(tmp_path):
         assert "".join(e["choices"][0]["delta"].get("content") or "" for e in third[:-1]) == "ok"
         assert len(server.requests) == 3 and server.requests[2]["messages"][0]["content"] == "x"
         assert [json.loads(line) for line in log.read_text().splitlines()] == server.requests
-        assert [e.status for e in server.exchanges] == ["done"] * 3
+        # the server marks an exchange done after its last write, which the client may read first
+        server.wait(lambda: [e.status for e in server.exchanges] == ["done"] * 3, 5, "three done exchanges")
 
 
 def test_slow_reply_is_aborted_when_the_client_hangs_up():

@@ -39,7 +39,7 @@ E2E_KINDS = {"terminal": "terminal", "interop": "interop", "venvs": "venv"}
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    # The inner loop draws a quarter of each fuzz test's examples (support/budget.py); set before
+    # The inner loop draws an eighth of each fuzz test's examples (support/budget.py); set before
     # collection, where the budgets are read, and inherited by the xdist workers.
     if config.option.markexpr.replace(" ", "") == "note2e":
         os.environ.setdefault("PI_TEST_FUZZ", "quick")

@@ -56,16 +56,23 @@ async def sign_in(ui: Screen, provider: str) -> None:
 
     def manual_code(message: str, placeholder: str, done: threading.Event) -> str | None:
         dialog: dict[str, Any] = {}
+        closed = threading.Event()
 
         async def ask() -> Any:
+            if closed.is_set():  # the browser won before the dialog was up: never open it
+                return None
             dialog["d"] = TextDialog(message, placeholder=placeholder)
             return await ui.ask(dialog["d"])
+
+        def close() -> None:  # on the loop, like ask(): one of them sees the other's state
+            if "d" in dialog:
+                dialog["d"].finish(None)
 
         future = asyncio.run_coroutine_threadsafe(ask(), loop)
         while not future.done():
             if done.wait(0.1):  # the browser won: close the paste dialog
-                if "d" in dialog:
-                    loop.call_soon_threadsafe(dialog["d"].finish, None)
+                closed.set()
+                loop.call_soon_threadsafe(close)
                 return None
         return future.result()
 

@@ -64,7 +64,9 @@ def test_a_line_of_60_mb_with_a_million_matches_is_found_quickly_in_bounded_memo
     )
     assert "Some lines were cut to 500 characters" in rest
     # Before: ~25 s and ~1.7 GB. Reading the line costs a few copies of it; parsing it no more.
-    assert peak_mb < 8 * size / MB + 200, f"peak RSS {peak_mb:.0f} MB for a {size // MB} MB line"
+    # ripgrep's own event for the line is ~8x it (seen up to 12x with the cores busy); the
+    # whole-event parse this guards against cost ~30x
+    assert peak_mb < 12 * size / MB + 200, f"peak RSS {peak_mb:.0f} MB for a {size // MB} MB line"
     assert seconds < 20, f"{seconds:.1f} s of CPU"  # the whole-event parse took ~25 s here
 
 

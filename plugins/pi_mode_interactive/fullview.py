@@ -63,7 +63,7 @@ async def open_view(screen: Any) -> None:
         full_screen=True,
         mouse_support=True,
         output=screen.app.output,
-        input=screen.app.input,
+        input=_own_input(screen.app.input),
         min_redraw_interval=0.03,  # a streaming answer redraws the screen at most this often
     )
     application.ttimeoutlen, application.timeoutlen = 0.05, 0.0
@@ -76,6 +76,22 @@ async def open_view(screen: Any) -> None:
     finally:
         screen.view_app = None
         screen.app.invalidate()
+
+
+def _own_input(outer: Any) -> Any:
+    """An input of the view's own on the inline application's terminal.
+
+    Sharing the inline one's input object shares its escape-sequence parser: the inline
+    application's pending flush (``ttimeoutlen`` after the Alt+O that opened the view) would
+    then take a lone Escape typed in that moment and hand it to the inline application, which
+    ignores it while it has stepped aside, so Escape did not leave the view. A parser of the
+    view's own keeps each application's keys to itself."""
+    from prompt_toolkit.input.vt100 import Vt100Input
+
+    stdin = getattr(outer, "stdin", None)
+    if type(outer) is Vt100Input and stdin is not None and stdin.isatty():
+        return Vt100Input(stdin)
+    return outer  # a pipe (in-process tests): no terminal to read twice
 
 
 def live_lines(screen: Any, width: int) -> list[str]:

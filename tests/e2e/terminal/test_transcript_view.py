@@ -151,3 +151,16 @@ def test_ctrl_o_expands_the_compaction_summary_inline_and_the_view_expands_it_in
         term.press("BTab")
         term.press("Enter")
         term.wait_for("THE-LAST-POINT", scrollback=False)
+
+
+def test_escape_leaves_the_view_at_once_and_the_editor_has_its_draft(world):
+    """Escape pressed as soon as the view shows: the inline application's flush of the Alt+O
+    read, still pending then, must not take it (it did while both shared one input parser)."""
+    with LoopbackServer([Reply("hello there")]) as server, terminal_pi(world, server) as term:
+        _ask(term, "hi", "hello there")
+        term.send("draft kept")
+        for _ in range(3):
+            _open_view(term)
+            term.press("Escape")
+            term.wait_gone("q back", timeout=2)
+        term.wait_for("draft kept", scrollback=False)

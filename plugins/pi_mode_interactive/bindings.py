@@ -8,7 +8,7 @@ from typing import Any
 from prompt_toolkit.filters import Condition, has_completions, is_searching
 from prompt_toolkit.key_binding import KeyBindings
 
-from pi_mode_interactive import fullview, key_actions
+from pi_mode_interactive import completion_menu, fullview, key_actions
 from pi_mode_interactive.editor.keys import bindings_for, load_keybindings, register_extra_sequences
 from pi_mode_interactive.editor.paste import bind_paste
 from pi_mode_interactive.slash import enter_on_menu
@@ -86,22 +86,7 @@ def build(ui: App) -> tuple[KeyBindings, list[str]]:
             # Two Escapes in quick succession reach the key processor as one sequence (Escape
             # is also the prefix of every Alt key), so the pair has its own binding.
             bindings.add("escape", "escape", filter=escape_free)(lambda event: key_actions.double_escape(ui))
-    menu_open = Condition(lambda: not ui.dialogs) & has_completions
-
-    @bindings.add("escape", filter=menu_open)
-    def _close_menu(event: Any) -> None:  # as pi: Escape closes the / or @ menu, the draft stays
-        event.current_buffer.cancel_completion()
-
-    chosen_completion = Condition(
-        lambda: (
-            ui.editor.complete_state is not None and ui.editor.complete_state.current_completion is not None
-        )
-    )
-
-    @bindings.add("tab", filter=editing & chosen_completion)
-    def _accept(event: Any) -> None:  # Tab takes the highlighted entry (pre-selected or moved to)
-        event.current_buffer.apply_completion(event.current_buffer.complete_state.current_completion)
-
+    completion_menu.bind_keys(bindings, ui, chosen, editing)
     ui.key_help = {action: chosen.get(action, []) for action in _actions(ui)}
     from pi_mode_interactive.shortcuts import bind as bind_plugin_keys
 

@@ -16,19 +16,17 @@ from prompt_toolkit.layout import (
     BufferControl,
     ConditionalContainer,
     DynamicContainer,
-    Float,
-    FloatContainer,
     FormattedTextControl,
     HSplit,
     Layout,
     Window,
 )
 from prompt_toolkit.layout.dimension import Dimension
-from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.widgets import SearchToolbar
 
 from pi_host.lib.render import safe_for_terminal
 from pi_mode_interactive import bindings as keymap
+from pi_mode_interactive import completion_menu
 
 App = Any
 """The :class:`~pi_mode_interactive.app.InteractiveApp` this part of it is built for: named, not
@@ -119,17 +117,15 @@ def build_application(app: App) -> Application:
             editor,
             search,
             rule,
+            # pi's place for the / and @ menu: under the editor, the footer pushed down, not covered
+            completion_menu.menu_container(app, ParsedAnsi(lambda: completion_menu.menu_text(app))),
             shown(lambda: widget_text(app, "below")),
             shown(lambda: app.paint("muted", app.hint) if app.hint else ""),
             Window(FormattedTextControl(ParsedAnsi(app.footer_text)), dont_extend_height=True),
         ]
     )
-    root = FloatContainer(
-        body,
-        floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=10, scroll_offset=1))],
-    )
     application = PiApplication(
-        layout=Layout(root, focused_element=editor),
+        layout=Layout(body, focused_element=editor),
         key_bindings=bindings,
         full_screen=False,
         mouse_support=False,
@@ -150,7 +146,7 @@ def build_application(app: App) -> Application:
 def visible_live(app: App) -> list[str]:
     """The live (still changing) output's last lines: as many as leave the editor room."""
     rows = app.app.output.get_size().rows if app.app.is_running else 24
-    room = max(3, rows - 8 - app.editor.document.line_count)
+    room = max(3, rows - 8 - app.editor.document.line_count - completion_menu.menu_height(app))
     return app.live_lines[-room:]
 
 

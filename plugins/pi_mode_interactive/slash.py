@@ -23,13 +23,21 @@ def typing_name(text: str) -> bool:
 
 
 def preselect_first(buffer: Buffer) -> None:
-    """``on_completions_changed``: mark the first command as chosen without inserting it (pi draws
-    the first match highlighted and Enter takes it); arrows then move from there."""
+    """``on_completions_changed``: mark the first command or ``@`` file as chosen without inserting
+    it (pi draws the first match highlighted and Enter or Tab takes it); arrows then move from
+    there. A command's argument list is left unchosen: Tab there steps through the values."""
     state = buffer.complete_state
     if state is None or state.complete_index is not None or not state.completions:
         return
-    if typing_name(buffer.text):
+    if typing_name(buffer.text) or mentioning_file(buffer.document.text_before_cursor):
         state.complete_index = 0
+
+
+def mentioning_file(text_before_cursor: str) -> bool:
+    """True while the cursor ends an ``@`` file mention (the ``@`` menu is open for it)."""
+    from pi_mode_interactive.editor.completion import extract_mention
+
+    return extract_mention(text_before_cursor.rsplit("\n", 1)[-1]) is not None
 
 
 def enter_on_menu(buffer: Buffer) -> str:

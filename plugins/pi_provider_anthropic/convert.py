@@ -13,6 +13,14 @@ from pi_host.protocol.transcript import replay_system
 API_VERSION = "2023-06-01"
 BETA_INTERLEAVED = "interleaved-thinking-2025-05-14"
 BETA_FINE_GRAINED = "fine-grained-tool-streaming-2025-05-14"
+# supportsMidConvoEffort: effort set by system messages inside the conversation, and thinking
+# blocks that stop matching their prefix dropped instead of failing the request.
+BETAS_MID_CONVO_EFFORT = ("mid-conversation-output-config-2026-07-01", "thinking-binding-controls-2026-08-01")
+EFFORTS = ("low", "medium", "high", "xhigh", "max")
+REQUEST_EFFORT_WITH_MARKERS = "low"
+"""The top-level effort while effort messages set each reply's: it is part of the cached prefix so
+it never changes, and it is the lowest because an organisation may cap effort and refuse any
+request that names a level above the cap."""
 REDACTED_PLACEHOLDER = "[Reasoning redacted]"
 IMAGE_ONLY_RESULT = "(see attached image)"
 ERROR_IMAGES_CAPTION = "Images from the failed tool result above:"
@@ -158,7 +166,11 @@ def _tool_results(results: list[Any]) -> list[dict[str, Any]]:
     return blocks
 
 
-def convert_messages(messages: list[Any], model: Any, tool_names: dict[str, str]) -> list[dict[str, Any]]:
+def convert_messages(
+    messages: list[Any], model: Any, tool_names: dict[str, str], levels: dict[int, str] | None = None
+) -> list[dict[str, Any]]:
+    """The ``messages`` list. ``levels``, when given, receives ``{position: effort}`` for each
+    converted reply of this provider that recorded the effort it was made with."""
     out: list[dict[str, Any]] = []
     i = 0
     while i < len(messages):
@@ -171,6 +183,10 @@ def convert_messages(messages: list[Any], model: Any, tool_names: dict[str, str]
         elif role == "assistant":
             content = _assistant_content(message, model, tool_names)
             if content:
+                level = message.provider_thinking_level
+                same = message.api == "anthropic-messages" and message.provider == model.provider
+                if levels is not None and same and level in EFFORTS:
+                    levels[len(out)] = level
                 out.append({"role": "assistant", "content": content})
         elif role == "toolResult":
             run = []
@@ -194,6 +210,20 @@ def _place_last_cache_control(messages: list[dict[str, Any]], control: dict[str,
         block["cache_control"] = dict(control)
 
 
+def _with_effort_markers(
+    messages: list[dict[str, Any]], levels: dict[int, str], active: str
+) -> list[dict[str, Any]]:
+    """An effort-only system message before each earlier reply (its own effort) and one at the end
+    (this reply's), so changing the level leaves the cached prefix as it was."""
+    out: list[dict[str, Any]] = []
+    for position, message in enumerate(messages):
+        if position in levels:
+            out.append({"role": "system", "content": [], "output_config": {"effort": levels[position]}})
+        out.append(message)
+    out.append({"role": "system", "content": [], "output_config": {"effort": active}})
+    return out
+
+
 # --- the request ----------------------------------------------------------------------------------
 
 
@@ -213,7 +243,22 @@ def build_request(
     body: dict[str, Any] = {"model": model.id, "max_tokens": cap, "stream": True}
     adaptive = bool(compat(model, "forceAdaptiveThinking", False))
     thinking_on = model.reasoning and level != "off"
-    if model.reasoning:
+    mid_convo = bool(compat(model, "supportsMidConvoEffort", False))
+    # "off" cannot be set per message, so it sends no markers (unless the model cannot turn off).
+    level_map = model.thinking_level_map or {}
+    markers = mid_convo and not (model.reasoning and level == "off" and level_map.get("off", "") is not None)
+    active = "high"
+    if markers:
+        if adaptive and thinking_on:
+            mapped = level_map.get(level)
+            active = mapped if isinstance(mapped, str) else _EFFORT.get(level, "high")
+        body["thinking"] = {
+            "type": "adaptive",
+            "display": "summarized",
+            "block_binding": {"prefix_mismatch_behavior": "drop_block"},
+        }
+        body["output_config"] = {"effort": REQUEST_EFFORT_WITH_MARKERS}
+    elif model.reasoning:
         if not thinking_on:
             body["thinking"] = {"type": "disabled"}
         elif adaptive:
@@ -255,18 +300,22 @@ def build_request(
             tools[-1]["cache_control"] = dict(control)
         body["tools"] = tools
 
-    converted = convert_messages(messages, model, tool_names)
+    levels: dict[int, str] = {}
+    converted = convert_messages(messages, model, tool_names, levels if markers else None)
     if control:
         _place_last_cache_control(converted, control)
-    body["messages"] = converted
-    if options.temperature is not None and not thinking_on and compat(model, "supportsTemperature", True):
+    body["messages"] = _with_effort_markers(converted, levels, active) if markers else converted
+    sends_temperature = not thinking_on and not mid_convo and compat(model, "supportsTemperature", True)
+    if options.temperature is not None and sends_temperature:
         body["temperature"] = options.temperature
 
     betas = []
-    if thinking_on and not adaptive:
-        betas.append(BETA_INTERLEAVED)
     if not eager:
         betas.append(BETA_FINE_GRAINED)
+    if thinking_on and not adaptive:
+        betas.append(BETA_INTERLEAVED)
+    if mid_convo:
+        betas.extend(BETAS_MID_CONVO_EFFORT)
     headers: dict[str, str] = {
         "anthropic-version": API_VERSION,
         "anthropic-dangerous-direct-browser-access": "true",

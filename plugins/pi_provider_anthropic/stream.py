@@ -94,6 +94,10 @@ async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
     api_key = options.api_key or os.environ.get("ANTHROPIC_API_KEY")
     oauth = is_oauth_key(api_key)
     body, headers = build_request(model, context, options, api_key)
+    last = body["messages"][-1] if body["messages"] else {}
+    if last.get("role") == "system" and "output_config" in last:
+        # the effort this reply is made with, restated before it in later requests
+        builder.message.provider_thinking_level = last["output_config"]["effort"]
     headers = request_headers(model, options, headers)
     body = await run_request_hooks(options, body, headers)
     message = builder.message

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pi_host.lib.llm.strict_schema import strict_sampling, tool_parameters
 from pi_host.lib.llm.tokens import clamp_thinking_level, map_level, thinking_budget
 from pi_host.protocol.transcript import replay_system
 
@@ -22,6 +23,7 @@ model (Gemini 3 rejects unsigned calls in the current turn otherwise)."""
 
 _BASE64 = re.compile(r"^[A-Za-z0-9+/_-]*={0,2}$")
 _VERSION = re.compile(r"(gemini|gemma)-(\d+)")
+_GEMINI_MAJOR = re.compile(r"^gemini(?:-live)?-(\d+)")
 
 _BUDGETS = {
     "2.5-pro": {"minimal": 128, "low": 2048, "medium": 8192, "high": 32768},
@@ -42,6 +44,14 @@ def uses_thinking_level(model_id: str) -> bool:
         return False
     family, number = version
     return number >= 3 if family == "gemini" else number >= 4
+
+
+def strict_tools(model_id: str) -> bool:
+    """Gemini 3+ enforces a function's required parameters in the ``VALIDATED`` calling mode, so
+    tools that ask for constrained sampling go out strict there (pi's rule: the id starts with
+    ``gemini-<major>``)."""
+    match = _GEMINI_MAJOR.match(model_id.lower())
+    return bool(match) and int(match.group(1)) >= 3
 
 
 def nests_result_images(model_id: str) -> bool:
@@ -234,18 +244,23 @@ def build_body(
     if prompt:
         body["systemInstruction"] = {"parts": [{"text": prompt}]}
     if tools:
+        supported = strict_tools(model.id)
+        strict = [strict_sampling(t, supported) for t in tools]
         body["tools"] = [
             {
                 "functionDeclarations": [
                     {
                         "name": t.name,
                         "description": t.description,
-                        "parametersJsonSchema": schema_for_google(t.parameters),
+                        "parametersJsonSchema": schema_for_google(tool_parameters(t, s)),
                     }
-                    for t in tools
+                    for t, s in zip(tools, strict, strict=True)
                 ]
             }
         ]
+        if any(strict):
+            # Strict schemas are only enforced in the VALIDATED mode (pi sends no mode otherwise).
+            body["toolConfig"] = {"functionCallingConfig": {"mode": "VALIDATED"}}
     config: dict[str, Any] = {"maxOutputTokens": max_tokens}
     if options.temperature is not None:
         config["temperature"] = options.temperature

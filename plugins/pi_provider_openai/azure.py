@@ -31,7 +31,9 @@ def _is_entra_token(key: str) -> bool:
 
 def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any], dict[str, str]]:
     """(url, body, headers) for a request; pure, for tests."""
-    _, body, _ = responses_prepare(model, context, options)
+    # Azure's strict mode is on unless the model says otherwise; it takes no configuration updates.
+    strict = {"supports_strict": bool((model.compat or {}).get("supportsStrictMode", True))}
+    _, body, _ = responses_prepare(model, context, options, tool_options=strict, effort_updates=False)
     body["model"] = options.extra.get("deployment") or model.id
     if "max_output_tokens" in body:
         body["max_output_tokens"] = max(body["max_output_tokens"], MIN_OUTPUT_TOKENS)

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_host.lib.llm.builder import MessageBuilder, guard
-from pi_provider_openai.responses import send
+from pi_provider_openai.responses import record_effort, send
 from pi_provider_openai.responses_request import build_body
 from pi_provider_openai.shared import auth_headers, output_cap, scrub_body, transform
 
@@ -49,7 +49,8 @@ def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any]
     body["include"] = ["reasoning.encrypted_content"]
     body["tool_choice"] = "auto"
     body["parallel_tool_calls"] = True
-    for tool in body.get("tools") or ():
+    declared = [i.get("tools") or () for i in body["input"] if i.get("type") == "additional_tools"]
+    for tool in [*(body.get("tools") or ()), *(t for tools in declared for t in tools)]:
         tool.pop("strict", None)
     headers = {"originator": "pi", **auth_headers(model, options)}
     headers.update({
@@ -71,5 +72,6 @@ def stream_codex(model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
 
 async def _events(builder: MessageBuilder, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
     url, body, headers = prepare(model, context, options)  # a ValueError becomes the error event
+    record_effort(builder, body)
     async for event in send(builder, url, body, headers, options):
         yield event

@@ -20,18 +20,29 @@ def stream_responses(model: Any, context: Any, options: Any) -> AsyncIterator[An
     return guard(builder, _events(builder, model, context, options), options.signal)
 
 
-def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any], dict[str, str]]:
-    """(url, body, headers) for a request; pure, for tests."""
+def prepare(
+    model: Any, context: Any, options: Any, **variant: Any
+) -> tuple[str, dict[str, Any], dict[str, str]]:
+    """(url, body, headers) for a request; pure, for tests. ``variant``: :func:`build_body`'s
+    per-API settings (Azure's)."""
     flags = dict(model.compat or {})
     messages = transform(model, context.messages)
-    body = scrub_body(
-        build_body(model, messages, context.tools, options, flags, output_cap(model, messages, options))
-    )
+    cap = output_cap(model, messages, options)
+    body = scrub_body(build_body(model, messages, context.tools, options, flags, cap, **variant))
     return endpoint(model.base_url, "/responses"), body, auth_headers(model, options)
+
+
+def record_effort(builder: MessageBuilder, body: dict[str, Any]) -> None:
+    """Keep on the reply the level its ``configuration_update`` carried, so the next request
+    can restate it before this reply (pi's ``providerThinkingLevel``)."""
+    items = body.get("input") or ()
+    if items and isinstance(items[-1], dict) and items[-1].get("type") == "configuration_update":
+        builder.message.provider_thinking_level = items[-1]["reasoning"]["effort"]
 
 
 async def _events(builder: MessageBuilder, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
     url, body, headers = prepare(model, context, options)
+    record_effort(builder, body)
     async with aclosing(send(builder, url, body, headers, options)) as events:  # closed with us
         async for event in events:
             yield event

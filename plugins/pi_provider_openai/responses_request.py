@@ -4,6 +4,20 @@ The transcript becomes ``input`` items: messages, ``reasoning`` items replayed f
 ``thinkingSignature`` (the serialized item with its encrypted content), ``function_call`` items
 whose ``call_id``/``id`` come from the ``call_id|item_id`` tool-call id, and
 ``function_call_output`` items for tool results.
+
+Two model flags change where things go (pi 1.6.0's behaviour):
+
+* ``supportsAdditionalTools`` with ``supportsMidConvoSystemMessages``: tools are declared in the
+  conversation, not in the request's ``tools``: an ``additional_tools`` item (role ``developer``)
+  opens the input, and each later system message that adds tools brings its own item, preceded
+  by a note that earlier tools stay available. Removals cannot be expressed by such items, so
+  they are announced in the system message's text. The request prefix stays cacheable however
+  the tool set changes.
+* ``supportsMidConvoEffort``: the thinking level goes in ``configuration_update`` items — one
+  at the end of the input for this reply and one before each earlier reply of the same model
+  with the level it was made with (``providerThinkingLevel``) — while ``reasoning.effort`` stays
+  at a fixed "medium", so changing the level keeps the prompt cache. Sign in with ChatGPT on the
+  ``openai`` provider refuses these items and gets the effort in the request as before.
 """
 
 from __future__ import annotations
@@ -11,11 +25,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pi_host.protocol.transcript import patch_text, split_system
+from pi_host.lib.llm.strict_schema import strict_sampling, tool_parameters
+from pi_host.protocol.transcript import patch_text, replay_system, split_system
 from pi_provider_openai import thinking
 from pi_provider_openai.shared import add_sampling_params
 
 IMAGE_ONLY_RESULT = "(see attached image)"
+REQUEST_EFFORT_WITH_UPDATES = "medium"
+"""``reasoning.effort`` while ``configuration_update`` items carry the level (part of the cached
+prefix, so it never changes)."""
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+# Model-facing notes for tool changes declared in the conversation (pi-host's own wording).
+TOOLS_UPDATE_NOTE = (
+    "More tools follow. Every tool declared earlier is still available unless it was withdrawn; "
+    "a tool declared again is available again, with its newest definition."
+)
 
 
 def split_call_id(call_id: str) -> tuple[str, str | None]:
@@ -127,11 +151,106 @@ def _tool_output(message: Any, vision: bool) -> dict[str, Any]:
     return {"type": "function_call_output", "call_id": call_id, "output": output}
 
 
-def convert_input(model: Any, messages: list[Any], compat: dict[str, Any]) -> list[dict[str, Any]]:
+def convert_tools(
+    tools: list[Any], supports_strict: bool, default_strict: Any = False
+) -> list[dict[str, Any]]:
+    """Function tools: strict where the tool asks for constrained sampling and the schema allows
+    it, else ``default_strict``; no ``strict`` key at all when the model has no strict mode."""
+    out = []
+    for tool in tools:
+        asked = strict_sampling(tool, supports_strict)
+        strict = default_strict if asked is None else asked
+        item: dict[str, Any] = {
+            "type": "function",
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool_parameters(tool, strict is True),
+        }
+        if supports_strict:
+            item["strict"] = strict
+        out.append(item)
+    return out
+
+
+def declares_tools_in_input(compat: dict[str, Any]) -> bool:
+    return bool(compat.get("supportsMidConvoSystemMessages")) and bool(compat.get("supportsAdditionalTools"))
+
+
+def configuration_effort(model: Any, options: Any, compat: dict[str, Any], level: str) -> str | None:
+    """The effort ``configuration_update`` items carry for this reply, or None when the effort
+    goes in ``reasoning.effort`` (no flag, thinking off, or Sign in with ChatGPT on ``openai``,
+    whose backend refuses the items)."""
+    if not compat.get("supportsMidConvoEffort") or level == "off":
+        return None
+    key = options.api_key or ""
+    if model.provider == "openai" and model.base_url == OPENAI_BASE_URL and key and not key.startswith("sk-"):
+        return None
+    mapped = (getattr(model, "thinking_level_map", None) or {}).get(level)
+    return mapped if isinstance(mapped, str) else level
+
+
+def _removal_note(names: list[str]) -> str:
+    return "These tools have been withdrawn; do not call them any more: " + ", ".join(names) + "."
+
+
+class _InputTools:
+    """Tool declarations as ``additional_tools`` input items (see the module docstring)."""
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.options = options
+        self.declared = False
+        self.withdrawn: list[str] = []
+
+    def add(self, items: list[dict[str, Any]], tools: list[Any], role: str) -> None:
+        self.withdrawn = [n for n in self.withdrawn if n not in {t.name for t in tools}]
+        if not tools:
+            return
+        if self.declared:
+            note = TOOLS_UPDATE_NOTE
+            if self.withdrawn:  # restated, or small models call them again after a later load
+                note += " Still withdrawn: " + ", ".join(self.withdrawn) + "."
+            items.append({"role": role, "content": note})
+        self.declared = True
+        tools_json = convert_tools(tools, **self.options)
+        items.append({"type": "additional_tools", "role": "developer", "tools": tools_json})
+
+    def removed(self, message: Any) -> list[str]:
+        added = {t.name for t in message.tools_added or ()}
+        names = [ref.name for ref in message.tools_removed or () if ref.name not in added]
+        self.withdrawn.extend(n for n in names if n not in self.withdrawn)
+        return names
+
+
+def _update(effort: str) -> dict[str, Any]:
+    return {"type": "configuration_update", "reasoning": {"effort": effort}}
+
+
+def convert_input(
+    model: Any,
+    messages: list[Any],
+    compat: dict[str, Any],
+    tools: list[Any] | None = None,
+    effort: str | None = None,
+    tool_options: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """The ``input`` items. ``tools`` (the current tool set) is only used when tools are declared
+    in the input: those no system message declares are declared with the prompt. ``effort``: the
+    ``configuration_update`` effort of this reply, if any."""
     vision = model.supports_images()
-    prompt, rest = split_system(messages, bool(compat.get("supportsMidConvoSystemMessages")))
+    in_place = bool(compat.get("supportsMidConvoSystemMessages"))
+    prompt, rest = split_system(messages, in_place)
     role = "developer" if model.reasoning and compat.get("supportsDeveloperRole", True) else "system"
     items: list[dict[str, Any]] = []
+    declared = (
+        _InputTools(tool_options or {"supports_strict": False}) if declares_tools_in_input(compat) else None
+    )
+    if declared is not None:
+        head = replay_system(messages[: len(messages) - len(rest)]).tools
+        named = {
+            t.name for m in messages if getattr(m, "role", None) == "system" for t in m.tools_added or ()
+        }
+        undeclared = [t for t in tools or () if t.name not in named and t.name not in head]
+        declared.add(items, [*head.values(), *undeclared], role)
     if prompt:
         items.append({"role": role, "content": prompt})
     for number, message in enumerate(rest):
@@ -141,23 +260,50 @@ def convert_input(model: Any, messages: list[Any], compat: dict[str, Any]) -> li
             if item:
                 items.append(item)
         elif kind == "assistant":
-            items.extend(_assistant_items(message, number))
+            produced = _assistant_items(message, number)
+            level = message.provider_thinking_level
+            same = (message.provider, message.api, message.model) == (model.provider, model.api, model.id)
+            if produced and effort is not None and same and level:
+                items.append(_update(level))  # the level that reply was made with
+            items.extend(produced)
         elif kind == "toolResult":
             items.append(_tool_output(message, vision))
         elif kind == "system":
-            text = patch_text(message)
+            parts = [patch_text(message)]
+            if declared is not None:
+                declared.add(items, list(message.tools_added or ()), role)
+                removed = declared.removed(message)
+                if removed:
+                    parts.append(_removal_note(removed))
+            text = "\n\n".join(part for part in parts if part)
             if text:
                 items.append({"role": role, "content": text})
+    if effort is not None:
+        items.append(_update(effort))
     return items
 
 
 def build_body(
-    model: Any, messages: list[Any], tools: list[Any], options: Any, compat: dict[str, Any], max_tokens: int
+    model: Any,
+    messages: list[Any],
+    tools: list[Any],
+    options: Any,
+    compat: dict[str, Any],
+    max_tokens: int,
+    tool_options: dict[str, Any] | None = None,
+    effort_updates: bool = True,
 ) -> dict[str, Any]:
+    """The request body. ``tool_options``: :func:`convert_tools`'s strict settings (the API's
+    default when None); ``effort_updates``: whether the API takes ``configuration_update`` items
+    (Azure's does not)."""
     level = thinking.clamp_level(model, options.thinking_level)
+    tool_options = tool_options or {"supports_strict": bool(compat.get("supportsStrictMode", False))}
+    effort = None
+    if model.reasoning and effort_updates:
+        effort = configuration_effort(model, options, compat, level)
     body: dict[str, Any] = {
         "model": model.id,
-        "input": convert_input(model, messages, compat),
+        "input": convert_input(model, messages, compat, tools, effort, tool_options),
         "stream": True,
         "store": False,
     }
@@ -169,21 +315,12 @@ def build_body(
         body["max_output_tokens"] = max_tokens
     if options.temperature is not None:
         body["temperature"] = options.temperature
-    if tools:
-        body["tools"] = [
-            {
-                "type": "function",
-                "name": t.name,
-                "description": t.description,
-                "parameters": t.parameters,
-                "strict": False,
-            }
-            for t in tools
-        ]
+    if tools and not declares_tools_in_input(compat):
+        body["tools"] = convert_tools(tools, **tool_options)
     if model.reasoning:
         if level != "off":
-            effort = thinking.mapped_value(model, level)
-            body["reasoning"] = {"effort": effort, "summary": "auto"}
+            value = REQUEST_EFFORT_WITH_UPDATES if effort is not None else thinking.mapped_value(model, level)
+            body["reasoning"] = {"effort": value, "summary": "auto"}
             body["include"] = ["reasoning.encrypted_content"]
         else:
             body["reasoning"] = {"effort": thinking.mapped_value(model, "off") or "none"}

@@ -21,6 +21,8 @@ from pi_host.config.models import ModelRegistry
 from pi_host.plugins.selection import PluginRequest, load_plugins
 from tests.support.providers import eventstream
 from tests.support.providers.openai_google import (  # noqa: F401 - fixtures
+    BASH_TOOL,
+    READ_TOOL,
     collect,
     context,
     final,
@@ -43,31 +45,13 @@ TOOL_REPLY = {
     "google-vertex": "google/google_tools.sse",
 }
 MAX_TOKENS = {"max_tokens", "max_completion_tokens", "max_output_tokens", "generationConfig"}
-_MID_CONVO = (
-    "pi 1.6.0 sends the effort of a model with supportsMidConvoEffort in a configuration-update "
-    "message and a fixed request effort; pi-host sends the effort in the request (Known gaps)"
-)
-_TRANSCRIPT_TOOLS = (
-    "pi 1.6.0 declares tools in the transcript for Responses models with supportsAdditionalTools; "
-    "pi-host sends them as the request's tools (Known gaps)"
-)
-_GOOGLE_STRICT = (
-    "pi 1.6.0 asks strict-sampling Gemini models for the VALIDATED function-calling mode "
-    "(toolConfig); pi-host sends no toolConfig (Known gaps)"
-)
 # Cases where pi-host's request differs from pi's on purpose or by a gap docs/providers.md names:
-# the differing fields, and why. A fixed gap fails the test until its entry goes.
-KNOWN = {
-    "anthropic|anthropic-messages": (("fields.output_config", "fields.thinking"), _MID_CONVO),
-    "opencode-go|anthropic-messages": (("fields.output_config", "fields.thinking"), _MID_CONVO),
-    "openai|openai-responses": (("fields.reasoning", "keys"), _MID_CONVO + "; " + _TRANSCRIPT_TOOLS),
-    "github-copilot|openai-responses": (("keys",), _TRANSCRIPT_TOOLS),
-    "opencode-go|openai-responses": (("keys",), _TRANSCRIPT_TOOLS),
-    "google|google-generative-ai": (("keys",), _GOOGLE_STRICT),
-    "google-vertex|google-vertex": (("keys",), _GOOGLE_STRICT),
-    "opencode|google-generative-ai": (("keys",), _GOOGLE_STRICT),
-    "opencode-go|google-generative-ai": (("keys",), _GOOGLE_STRICT),
-}
+# ``{case: (differing fields, why)}``. A fixed gap fails the test until its entry goes.
+KNOWN: dict[str, tuple[tuple[str, ...], str]] = {}
+# pi's built-in read and bash tools ask for strict (constrained) sampling where the model has it;
+# the request's tool settings (Gemini's VALIDATED mode, strict Responses tools) depend on that.
+PREFER_STRICT = {"type": "json_schema", "strict": "prefer"}
+PI_TOOLS = [t.model_copy(update={"constrained_sampling": PREFER_STRICT}) for t in (READ_TOOL, BASH_TOOL)]
 # Environment that would give a provider a credential or endpoint it was not given in the case.
 AMBIENT = ("AWS_", "AZURE_", "GOOGLE_", "GCLOUD_", "CLOUDFLARE_", "COPILOT_", "HF_TOKEN")
 
@@ -129,7 +113,7 @@ async def test_request_matches_pi_and_a_tool_call_streams_back(case, sse, regist
     key = registry.get_api_key(provider)
     events = await collect(
         registry.stream_fn(model)(
-            model, context(), options(api_key=key, thinking_level="high", session_id="s1")
+            model, context(tools=PI_TOOLS), options(api_key=key, thinking_level="high", session_id="s1")
         )
     )
     message = final(events)

@@ -88,8 +88,7 @@ async def test_reasoning_text_and_function_call(sse):
         "name": "read",
         "description": "Read a file",
         "parameters": body["tools"][0]["parameters"],
-        "strict": False,
-    }
+    }  # no strict mode on this model (supportsStrictMode unset): no "strict" key, as pi 1.6.0
 
 
 async def test_thinking_off_sends_effort_none(sse):

@@ -104,27 +104,31 @@ async def tree(ui: Screen, args: str = "", initial: str | None = None) -> None:
 
 
 def _user_messages(ui: Screen) -> list[tuple[str, str, str]]:
-    """``(entry id, text, meta)`` of the active branch's user messages, newest first."""
-    from pi_mode_interactive.tree_view import describe
+    """``(entry id, text, "Message i of n")`` of every user message in the session file, on any
+    branch, oldest first (as pi offers them: an abandoned branch can be forked too). Messages
+    without text (an image alone) are left out, as pi leaves them out."""
+    from pi_host.lib.sessions.projection import editor_text
 
     store = ui.session.store
-    path = store.path() if hasattr(store, "path") else []
     found = []
-    for entry in path:
-        if entry.get("type") == "message" and (entry.get("message") or {}).get("role") == "user":
-            found.append((entry["id"], describe(entry)[1].removeprefix("user: ")[:100], ""))
-    found.reverse()
-    return found
+    for entry in store.entries():
+        if entry.get("type") != "message" or (entry.get("message") or {}).get("role") != "user":
+            continue
+        text = " ".join((editor_text(entry) or "").split())  # one row per message
+        if text:
+            found.append((entry["id"], text[:200]))
+    count = len(found)
+    return [(entry_id, text, f"Message {n} of {count}") for n, (entry_id, text) in enumerate(found, 1)]
 
 
 async def fork(ui: Screen, args: str = "") -> None:
-    """Pick an earlier user message; a new session holds the branch before it, and the message
-    goes back into the editor to be edited and sent."""
+    """Pick a user message (the newest is highlighted); a new session holds the path up to it,
+    and the message goes back into the editor to be edited and sent."""
     choices = _user_messages(ui)
     if not choices:
         ui.notice("No messages to fork from")
         return
-    picked = await ui.pick("Fork from a message", choices)
+    picked = await ui.pick("Fork from a message", choices, initial=choices[-1][0])
     if picked is None:
         return
     text = await _branch_into_new_file(ui, picked, "before")

@@ -168,7 +168,7 @@ def test_fork_from_an_earlier_message_starts_a_new_file_and_keeps_the_old_one(wo
             term.send("/fork")
             term.press("Enter")
             term.wait_for("Fork from a message")
-            term.press("Down")  # newest first: the second-newest user message
+            term.press("Up")  # oldest first, the newest highlighted: up to the one before it
             term.wait_for(re.compile(r"›.*Please use bash"), scrollback=False)
             term.press("Enter")
             term.wait_for("Forked to a new session")
@@ -190,6 +190,67 @@ def test_fork_from_an_earlier_message_starts_a_new_file_and_keeps_the_old_one(wo
     texts = [json.dumps(e["message"].get("content")) for e in rest if e["type"] == "message"]
     assert any("Hello, who are you?" in t for t in texts)
     assert not any("Thanks, what did the commands print?" in t for t in texts)
+
+
+def branched_session(world) -> Path:
+    """A session with two branches after the first answer: the abandoned one, then the one the
+    leaf is on (the file's last entries)."""
+    from pi_session_jsonl.paths import default_session_dir
+
+    from tests.support.session_files import assistant, header, user, write_jsonl
+
+    directory = Path(default_session_dir(str(world["agent"]), str(world["work"])))
+    return write_jsonl(
+        directory / "branched.jsonl",
+        [
+            header(cwd=str(world["work"])),
+            user("u1", None, "first question"),
+            assistant("a1", "u1", "first answer"),
+            user("u2", "a1", "abandoned branch question"),
+            assistant("a2", "u2", "abandoned answer"),
+            user("u3", "a1", "current branch question"),
+            assistant("a3", "u3", "current answer"),
+        ],
+    )
+
+
+def test_fork_offers_every_user_message_also_those_of_another_branch(world):
+    path = branched_session(world)
+    before = path.read_text()
+    with LoopbackServer([Reply("answer on the revived branch")]) as server:
+        with terminal_pi(world, server, "--session", str(path)) as term:
+            term.wait_for("current answer")
+            assert "abandoned branch question" not in term.scrollback()  # not on the shown branch
+            term.send("/fork")
+            term.press("Enter")
+            term.wait_for("Fork from a message")
+            # as pi: every user message of the file, oldest first, the newest highlighted
+            screen = term.wait_for(
+                re.compile(r"› current branch question\s+Message 3 of 3"), scrollback=False
+            )
+            rows = [line for line in screen.splitlines() if "Message " in line]
+            assert [row.split("Message")[0].strip(" ›") for row in rows] == [
+                "first question",
+                "abandoned branch question",
+                "current branch question",
+            ], screen
+            term.press("Up")
+            term.wait_for(re.compile(r"› abandoned branch question"), scrollback=False)
+            term.press("Enter")
+            term.wait_for("Forked to a new session")
+            term.wait_for(re.compile(r"abandoned branch question\s*$", re.M), scrollback=False)
+            term.send(" revived")
+            term.press("Enter")
+            term.wait_for("answer on the revived branch")
+            term.press("C-d")
+            assert term.wait_exit() == 0
+        assert user_texts(server.requests[0]) == ["first question", "abandoned branch question revived"]
+    assert path.read_text() == before
+    [forked] = [p for p in session_files(world) if p != path]
+    header, *rest = entries(forked)
+    assert header["parentSession"] == str(path)
+    assert [e["id"] for e in rest[:2]] == ["u1", "a1"]  # the path up to the chosen message's parent
+    assert not any(e["id"] in ("u2", "u3", "a3") for e in rest)
 
 
 def test_clone_copies_the_branch_and_a_plugin_can_refuse_a_fork(world):

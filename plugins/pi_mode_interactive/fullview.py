@@ -4,7 +4,8 @@
 The view runs as a full-screen application of its own on the terminal's alternate screen while
 the inline one steps aside (prompt-toolkit's ``in_terminal``): the scrollback is left as it was,
 and leaving brings the editor back with its draft. Output that finishes meanwhile waits and is
-printed to the scrollback on the way out.
+printed to the scrollback on the way out. The block selected when leaving is the one the inline
+Ctrl+O prints next (the issue's "earlier ones ... from the view").
 """
 
 from __future__ import annotations
@@ -54,9 +55,16 @@ async def open_view(screen: Any) -> None:
     if screen.view_app is not None:
         return
     source = blocks_for(screen)
+    from pi_mode_interactive.clipboard import copy_to_clipboard
+
     source.live = lambda width: live_lines(screen, width)
     holder: list[Application] = []
-    view = TranscriptView(source, on_leave=lambda: holder[0].exit(), paint=screen.paint)
+    view = TranscriptView(
+        source,
+        on_leave=lambda: holder[0].exit(),
+        paint=screen.paint,
+        on_copy=lambda text: copy_to_clipboard(text, screen.write_raw),
+    )
     application = Application(
         layout=Layout(view.container, focused_element=view.container.children[0]),
         key_bindings=view.keys,
@@ -75,7 +83,18 @@ async def open_view(screen: Any) -> None:
             await application.run_async()
     finally:
         screen.view_app = None
+        point_at(screen.expand_state, source.key(view.selected) if view.selected is not None else None)
         screen.app.invalidate()
+
+
+def point_at(state: dict[str, Any], key: tuple[str, str] | None) -> None:
+    """The next inline Ctrl+O prints the block ``key`` names (None: the latest again)."""
+    state.pop("last", None)
+    state["at"] = 0.0
+    if key is None:
+        state.pop("pointed", None)
+    else:
+        state["pointed"] = key
 
 
 def _own_input(outer: Any) -> Any:
@@ -113,24 +132,26 @@ def live_lines(screen: Any, width: int) -> list[str]:
 
 
 def expand_earlier(screen: Screen, state: dict[str, Any]) -> None:
-    """Ctrl+O inline: print the most recent tool output or summary again in full; pressed again
-    soon after, the one before it, and so on (the scrollback itself cannot change)."""
+    """Ctrl+O inline: print a block again in full (the scrollback itself cannot change). The
+    block pointed at in the transcript view if there is one, else the most recent tool output or
+    summary; pressed again soon after, the one before the last printed, and so on."""
     now = time.monotonic()
-    back = state.get("back", 0) + 1 if now - state.get("at", 0.0) < REPEAT_S else 1
-    state["at"] = now
     source = blocks_for(screen)
-    index, seen = len(source.blocks) - 1, 0
-    while index >= 0:
-        if source.expandable(index):
-            seen += 1
-            if seen == back:
-                break
-        index -= 1
+    repeat = now - state.get("at", 0.0) < REPEAT_S and "last" in state
+    state["at"] = now
+    pointed = source.find(state.pop("pointed", None)) if not repeat else None
+    if pointed is not None:
+        index, label = pointed, "the block selected in the transcript view"
+    else:
+        start = source.find(state["last"]) if repeat else len(source.blocks)
+        index = (start if start is not None else len(source.blocks)) - 1
+        while index >= 0 and not source.expandable(index):
+            index -= 1
+        label = "the one before" if repeat else "the latest"
     if index < 0:
-        state["back"] = 0
-        screen.notice("No earlier tool output or summary to expand" if back > 1 else "Nothing to expand yet")
+        state.pop("last", None)
+        screen.notice("No earlier tool output or summary to expand" if repeat else "Nothing to expand yet")
         return
-    state["back"] = back
-    label = "the latest" if back == 1 else f"{back} back"
-    screen.notice(f"Expanded ({label}; ctrl+o again for the one before, alt+o for the transcript view)")
+    state["last"] = source.key(index)
+    screen.notice(f"Expanded {label} (ctrl+o again for the one before, alt+o for the transcript view)")
     screen.add_item(lambda rc, index=index: "\n".join(source.lines(index, rc.width, expanded=True)))

@@ -120,6 +120,21 @@ class SessionBlocks:
     def is_prompt(self, index: int) -> bool:
         return index < len(self.blocks) and self.blocks[index].kind == "user"
 
+    def is_answer(self, index: int) -> bool:
+        return index < len(self.blocks) and self.blocks[index].kind == "assistant"
+
+    def key(self, index: int) -> tuple[str, str] | None:
+        """What names the block across indexings of the same branch: its entry's id (and the
+        tool call's)."""
+        if index >= len(self.blocks):
+            return None
+        block = self.blocks[index]
+        return str(block.entry.get("id")), str((block.call or {}).get("id", ""))
+
+    def find(self, key: tuple[str, str] | None) -> int | None:
+        """The index of the block ``key`` names, if the branch still has it."""
+        return next((i for i in range(len(self.blocks) - 1, -1, -1) if self.key(i) == key), None)
+
     def expandable(self, index: int) -> bool:
         return index < len(self.blocks) and self.blocks[index].kind in EXPANDABLE
 

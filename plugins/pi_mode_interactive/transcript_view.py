@@ -5,7 +5,11 @@ application or the session.
 The position is an anchor (a block and a row within it), never an absolute row: scrolling,
 jumping and drawing walk only the blocks they pass or show, so a long session costs what a
 short one does. A source gives ``count()``, ``lines(i, width)``, ``text(i)``, ``is_prompt(i)``,
-``expandable(i)`` and ``toggle(i)``.
+``is_answer(i)``, ``expandable(i)``, ``is_expanded(i)`` and ``toggle(i)``.
+
+A block is pointed at (``selected``) with Tab/Shift+Tab (tool output and summaries), a click, or
+a search match; it is what Enter expands, what Ctrl+X copies, and, once the view is left, what
+the inline Ctrl+O prints in full (the caller reads ``selected``).
 """
 
 from __future__ import annotations
@@ -40,19 +44,29 @@ KEYS: dict[str, list[tuple[str, ...]]] = {
     "nextBlock": [("tab",)],
     "previousBlock": [("s-tab",)],
     "toggle": [("enter",), ("c-o",)],
+    "copy": [("c-x",), ("y",)],
     "leave": [("escape",), ("q",)],
 }
 """pi's fullscreen keys where a terminal can send them (``tui.altScreen.*``: PageUp/PageDown,
 Ctrl+Home/End, Ctrl+Up/Down for prompts, Ctrl+F to search, Enter/Ctrl+G for the next match);
-``[``/``]`` and ``/`` as well, since many terminals swallow the Ctrl ones. Escape acts at once
-(no Alt key is bound here, so nothing waits to see whether one follows)."""
+``[``/``]`` and ``/`` as well, since many terminals swallow the Ctrl ones. Ctrl+X copies as pi's
+``app.message.copy`` does (``y`` too). Escape acts at once (no Alt key is bound here, so nothing
+waits to see whether one follows)."""
 
 
 class TranscriptView:
-    def __init__(self, source: Any, on_leave: Callable[[], None], paint: Callable[[str, str], str]) -> None:
+    def __init__(
+        self,
+        source: Any,
+        on_leave: Callable[[], None],
+        paint: Callable[[str, str], str],
+        on_copy: Callable[[str], str] | None = None,
+    ) -> None:
         self.source = source
         self.on_leave = on_leave
         self.paint = paint
+        self.on_copy = on_copy
+        """Puts text on the clipboard and says how (a tool's name, ``OSC 52``)."""
         self.block, self.row = 0, 0
         self.follow = True
         """At the end: new output keeps the last rows in view."""
@@ -61,6 +75,7 @@ class TranscriptView:
         self.query = ""
         self.found: int | None = None
         self.note = ""
+        self.note_style = "warning"
         self.width, self.height = 80, 24
         self.control = _Control(self)
         self.keys = self._bindings()
@@ -169,9 +184,15 @@ class TranscriptView:
                 return
             index += step
 
+    def point(self, index: int) -> None:
+        """Select the block at ``index`` (a click, a search match)."""
+        if 0 <= index < self.source.count():
+            self.selected = index
+
     def toggle(self) -> None:
-        """Expand or collapse the selected block (the last expandable one on screen if none)."""
-        if self.selected is None:
+        """Expand or collapse the selected block (the last expandable one on screen if none,
+        or if the selected one has nothing to expand)."""
+        if self.selected is None or not self.source.expandable(self.selected):
             candidates = [i for i in self.shown_blocks() if self.source.expandable(i)]
             if not candidates:
                 self.note = "no tool output or summary on screen (tab selects one)"
@@ -185,6 +206,24 @@ class TranscriptView:
             self.block, self.row = keep_top
             self._clamp()
 
+    def copy(self) -> None:
+        """The selected block's text to the clipboard; with none selected, the last answer on
+        screen (pi's Ctrl+X copies the last answer when nothing is selected)."""
+        index = self.selected
+        if index is None:
+            answers = [i for i in self.shown_blocks() if self.source.is_answer(i)]
+            if not answers:
+                self.note = "nothing selected to copy (tab or a click selects a block)"
+                return
+            index = answers[-1]
+        text = self.source.text(index).strip("\n")  # a tool's output ends with a newline
+        if self.on_copy is None or not text.strip():
+            self.note = "nothing to copy in this block" if self.on_copy else "copying is not available here"
+            return
+        how = self.on_copy(text)
+        lines = text.count("\n") + 1
+        self.note, self.note_style = f"copied {lines} line{'s' * (lines != 1)} ({how})", "success"
+
     # --- search -----------------------------------------------------------------------------
 
     def search_step(self, step: int) -> None:
@@ -196,6 +235,7 @@ class TranscriptView:
         while 0 <= index < self.source.count():
             if needle in self.source.text(index).lower():
                 self.found = index
+                self.point(index)  # what Ctrl+X copies and Ctrl+O prints after leaving
                 self._show_match(index, needle)
                 return
             index += step
@@ -226,6 +266,7 @@ class TranscriptView:
             "nextBlock": lambda: self.select(1),
             "previousBlock": lambda: self.select(-1),
             "toggle": self.toggle,
+            "copy": self.copy,
             "leave": self.on_leave,
         }
         for action, sequences in KEYS.items():
@@ -245,7 +286,7 @@ class TranscriptView:
         return keys
 
     def _run(self, action: Callable[[], None]) -> None:
-        self.note = ""
+        self.note, self.note_style = "", "warning"
         action()
 
     def _start_search(self) -> None:
@@ -271,22 +312,22 @@ class TranscriptView:
         if self.searching:
             text = f"search: {self.query}▏  enter older · shift+enter newer · esc done"
         else:
-            text = "q back · / search · tab select · enter expand · ctrl+↑↓ prompts · pgup/pgdn scroll"
-        return (
-            self.paint("muted", f" transcript {where} · ")
-            + self.paint("muted", text)
-            + ("  " + self.paint("warning", self.note) if self.note else "")
-        )
+            text = "q back · / search · tab select · enter expand · y copy · ctrl+↑↓ prompts · pgup/pgdn"
+        # the note first: the terminal cuts the end of a long line, and the note is the news
+        note = self.paint(self.note_style, self.note) + "  " if self.note else ""
+        return self.paint("muted", f" transcript {where} · ") + note + self.paint("muted", text)
 
 
 class _Control(UIControl):
     def __init__(self, view: TranscriptView) -> None:
         self.view = view
+        self.rows: list[tuple[int, str]] = []
+        """What the last drawing showed, row by row (a click points at its block)."""
 
     def create_content(self, width: int, height: int) -> UIContent:
         view = self.view
         view.width, view.height = width, height
-        rows = view.visible()
+        rows = self.rows = view.visible()
         marker = view.paint("accent", "▌ ")
         fragments = [
             ANSI((marker if index == view.selected else " " * GUTTER) + line).__pt_formatted_text__()
@@ -299,6 +340,9 @@ class _Control(UIControl):
             self.view.scroll(-WHEEL_ROWS)
         elif mouse_event.event_type == MouseEventType.SCROLL_DOWN:
             self.view.scroll(WHEEL_ROWS)
+        elif mouse_event.event_type == MouseEventType.MOUSE_UP and mouse_event.position.y < len(self.rows):
+            self.view.note = ""
+            self.view.point(self.rows[mouse_event.position.y][0])
         else:
             return NotImplemented
         return None

@@ -91,15 +91,15 @@ def test_resize_reflows_and_a_theme_change_recolours_older_output(world):
         (world["agent"] / "settings.json").write_text(json.dumps({"compaction": {"enabled": False}}))
         term.send("/settings")
         term.press("Enter")
-        term.wait_for("Settings (saved", scrollback=False)
+        term.wait_for("Auto-compact", scrollback=False)
         term.send("Theme")
         term.press("Enter")
-        term.wait_for("Set Theme", scrollback=False)
+        term.wait_for(re.compile(r"^\W*light\s*$", re.M), scrollback=False)  # the theme list
         term.send("light")
         term.press("Enter")
-        term.wait_for("theme = light")
-        term.press("Escape")  # the settings list, shown again after the choice
-        term.wait_gone("Settings (saved")
+        term.wait_for(re.compile(r"Theme\s+light"), scrollback=False)  # the settings list again
+        term.press("Escape")
+        term.wait_gone(re.compile(r"Theme\s+light"))
         term.send("/transcript")  # the command opens the view as Alt+O does
         term.press("Enter")
         term.wait_for("q back", scrollback=False)
@@ -164,3 +164,54 @@ def test_escape_leaves_the_view_at_once_and_the_editor_has_its_draft(world):
             term.press("Escape")
             term.wait_gone("q back", timeout=2)
         term.wait_for("draft kept", scrollback=False)
+
+
+def _terminal_with_clipboard(world, server: LoopbackServer) -> Terminal:
+    """``terminal_pi`` in a tmux that keeps what the program copies with OSC 52 as a buffer (no
+    clipboard tool runs here: the test's PATH has none on a display)."""
+    write_models_json(world["agent"], server.url)
+    argv = [sys.executable, "-m", "pi_host", "--model", "loop/loop-1"]
+    env = {**world["env"], "PATH": "/usr/bin:/bin"}
+    term = Terminal(argv, env=env, cwd=world["work"], height=40, config="set -s set-clipboard on\n")
+    term.wait_for(PROMPT_READY, timeout=20)
+    return term
+
+
+def _click(term: Terminal, text: str) -> None:
+    """A left click (SGR mouse report, as the terminal sends it) on the first row showing ``text``."""
+    row = next(n for n, line in enumerate(term.screen().splitlines()) if text in line)
+    column = term.screen().splitlines()[row].index(text)
+    term.send(f"\x1b[<0;{column + 1};{row + 1}M\x1b[<0;{column + 1};{row + 1}m")
+
+
+def test_a_block_is_copied_from_the_view(world):
+    with LoopbackServer(_two_tool_runs()) as server, _terminal_with_clipboard(world, server) as term:
+        _ask(term, "run the first", "first run done")
+        _ask(term, "run the second", "second run done")
+        _open_view(term)
+        term.press("BTab")  # the last tool block
+        term.press("y")
+        term.wait_for("copied 31 lines (OSC 52)", scrollback=False)
+        copied = term.tmux("show-buffer")
+        assert "omega1\n" in copied and "omega30" in copied and "alpha" not in copied
+        _click(term, "second run done")  # an answer: a click points at any block
+        term.press("C-x")  # pi's copy key
+        term.wait_for("copied 1 line (OSC 52)", scrollback=False)
+        assert term.tmux("show-buffer").rstrip("\n") == "second run done"  # tmux ends its output with one
+
+
+def test_ctrl_o_inline_prints_the_block_pointed_at_in_the_view(world):
+    with LoopbackServer(_two_tool_runs()) as server, terminal_pi(world, server, height=40) as term:
+        _ask(term, "run the first", "first run done")
+        _ask(term, "run the second", "second run done")
+        _open_view(term)
+        term.press("BTab")
+        term.press("BTab")  # the first run's output, pointed at
+        term.press("Escape")
+        term.wait_gone("q back")
+        term.press("C-o")
+        term.wait_for("selected in the transcript view")
+        term.wait_until(
+            lambda s: re.search(r"^\S*\s*alpha1\s*$", s, re.M) is not None, what="alpha1", scrollback=True
+        )
+        assert not re.search(r"^\S*\s*omega1\s*$", term.scrollback(), re.M)  # not the latest

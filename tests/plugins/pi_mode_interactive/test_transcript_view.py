@@ -21,6 +21,9 @@ class Blocks:
     def is_prompt(self, i: int) -> bool:
         return i % 10 == 0
 
+    def is_answer(self, i: int) -> bool:
+        return i % 10 == 1
+
     def expandable(self, i: int) -> bool:
         return i % 7 == 3
 
@@ -102,3 +105,33 @@ def test_a_narrower_screen_reflows_and_leaving_calls_back():
     assert all(len(line) <= 50 for _, line in view.visible())
     view.on_leave()
     assert left == ["left"]
+
+
+def test_copy_takes_the_selected_block_or_else_the_last_answer_on_screen():
+    view, source, _ = _view(count=93)  # 91, an answer, is on screen
+    copied: list[str] = []
+    view.on_copy = lambda text: copied.append(text) or "test"
+    view.visible()
+    view.copy()
+    assert copied == ["block 91"] and view.note == "copied 1 line (test)"
+    view.select(-1)
+    view.copy()
+    assert copied[-1] == f"block {view.selected}" and source.expandable(view.selected)
+
+
+def test_a_search_match_and_a_click_point_at_their_block():
+    from prompt_toolkit.data_structures import Point
+    from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
+
+    view, _, _ = _view(count=2_000)
+    view.visible()
+    view._start_search()
+    for char in "zebra":
+        view._type(char)
+    assert view.selected == 12
+    view.control.create_content(80, 20)
+    row = next(n for n, (index, _) in enumerate(view.control.rows) if index == 14)
+    view.control.mouse_handler(
+        MouseEvent(Point(5, row), MouseEventType.MOUSE_UP, MouseButton.LEFT, frozenset())
+    )
+    assert view.selected == 14

@@ -1,160 +1,25 @@
 """``/settings``, ``/trust``, ``/login`` and ``/logout``: the files pi shares with pi-host,
 edited from the terminal.
 
-Settings go to ``<agent dir>/settings.json`` (re-read under its lock, unknown keys kept); the
-trust decision to ``trust.json``; keys to ``auth.json`` (0600). A key typed into ``/login`` is
+Settings go to ``<agent dir>/settings.json`` (:mod:`.settings_menu`); the trust decision to
+``trust.json``; keys to ``auth.json`` (0600). A key typed into ``/login`` is
 never shown, logged or put in the session.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pi_mode_interactive.screen_api import Screen
 
-LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh"]
-BOOL = [True, False]
-
-
-@dataclass
-class Setting:
-    key: str
-    """Dotted key in settings.json."""
-    label: str
-    choices: list[Any] | Callable[[Screen], list[Any]] | None
-    """The values to pick from (None: a model picker)."""
-    default: Any
-
-
-def _themes(ui: Screen) -> list[Any]:
-    from pi_host.lib.render.themes import available_themes
-
-    trusted = bool(getattr(ui.session.config, "project_trusted", True))
-    return ["system", *[name for name in available_themes(ui.agent_dir, ui.cwd, trusted) if name != "system"]]
-
-
-SETTINGS = [
-    Setting("defaultThinkingLevel", "Default thinking level", LEVELS, "medium"),
-    Setting("defaultModel", "Default model", None, None),
-    Setting("compaction.enabled", "Auto-compaction", BOOL, True),
-    Setting("steeringMode", "Steering mode (Enter while working)", ["one-at-a-time", "all"], "one-at-a-time"),
-    Setting("followUpMode", "Follow-up mode (Alt+Enter)", ["one-at-a-time", "all"], "one-at-a-time"),
-    Setting("theme", "Theme", _themes, "system"),
-    Setting("quietStartup", "Quiet start-up", BOOL, False),
-    Setting("hideThinkingBlock", "Hide thinking blocks", BOOL, False),
-    Setting("doubleEscapeAction", "Double Escape", ["tree", "fork", "none"], "tree"),
-    Setting(
-        "treeFilterMode",
-        "Tree filter",
-        ["default", "no-tools", "user-only", "labeled-only", "all"],
-        "default",
-    ),
-    Setting("branchSummary.skipPrompt", "Skip the branch-summary question", BOOL, False),
-    Setting("retry.enabled", "Retry failed requests", BOOL, True),
-    Setting("images.autoResize", "Resize images", BOOL, True),
-    Setting("images.blockImages", "Never send images", BOOL, False),
-    Setting("enableSkillCommands", "Skills as /skill: commands", BOOL, True),
-]
-
-
-def _get(data: dict[str, Any], dotted: str, default: Any) -> Any:
-    node: Any = data
-    for part in dotted.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return default
-        node = node[part]
-    return node
-
-
-def _set(data: dict[str, Any], dotted: str, value: Any) -> None:
-    parts = dotted.split(".")
-    node = data
-    for part in parts[:-1]:
-        child = node.get(part)
-        if not isinstance(child, dict):
-            child = node[part] = {}
-        node = child
-    node[parts[-1]] = value
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    return "(none)" if value in (None, "") else str(value)
-
 
 async def settings(ui: Screen, args: str = "") -> None:
-    """A list of the common settings; picking one offers its values and saves the choice."""
-    from pi_host.config.settings import update_user_settings, user_settings_path
+    """pi's settings screen (searchable, described, theme preview): :mod:`.settings_menu`."""
+    from pi_mode_interactive.settings_menu import settings as run
 
-    while True:
-        if ui.session.config.settings is None:
-            ui.session.config.settings = {}
-        current = ui.session.config.settings
-        items = []
-        for setting in SETTINGS:
-            value = _get(current, setting.key, setting.default)
-            if setting.key == "defaultModel" and current.get("defaultProvider"):
-                value = f"{current['defaultProvider']}/{value}" if value else None
-            items.append((setting, setting.label, _show(value)))
-        chosen = await ui.pick("Settings (saved to the user settings.json)", items)
-        if chosen is None:
-            return
-        if chosen.key == "defaultModel":
-            model = await _pick_model(ui)
-            if model is None:
-                continue
-            changes = {"defaultProvider": model.provider, "defaultModel": model.id}
-        else:
-            options = chosen.choices(ui) if callable(chosen.choices) else list(chosen.choices or [])
-            value = _get(current, chosen.key, chosen.default)
-            picked = await ui.pick(
-                f"Set {chosen.label}", [(option, _show(option), "") for option in options], initial=value
-            )
-            if picked is None:
-                continue
-            changes = {chosen.key: picked}
-        try:
-            update_user_settings(changes)
-        except (OSError, ValueError) as exc:
-            ui.notice(f"Could not save settings: {exc}", "error")
-            return
-        for key, value in changes.items():
-            _set(current, key, value)  # this run follows the new value where it reads settings live
-        _apply_now(ui, changes)
-        shown = ", ".join(f"{key} = {_show(value)}" for key, value in changes.items())
-        ui.notice(f"Saved {shown} to {user_settings_path()}")
-
-
-async def _pick_model(ui: Screen) -> Any:
-    registry = ui.session.registry
-    ready = {f"{m.provider}/{m.id}" for m in registry.available()}
-    items = [
-        (
-            model,
-            f"{model.provider}/{model.id}",
-            "key ✓" if f"{model.provider}/{model.id}" in ready else "no key",
-        )
-        for model in registry.models()
-    ]
-    return await ui.pick("Default model", items)
-
-
-def _apply_now(ui: Screen, changes: dict[str, Any]) -> None:
-    """Settings the open session can follow at once; the rest apply to the next session."""
-    if "hideThinkingBlock" in changes:
-        ui.transcript.show_thinking = not changes["hideThinkingBlock"]
-    if "theme" in changes and hasattr(ui, "apply_theme"):
-        ui.apply_theme(changes["theme"])
-    config = ui.session.config
-    for key, attribute in (("steeringMode", "steering_mode"), ("followUpMode", "follow_up_mode")):
-        if key in changes and hasattr(config, attribute):
-            setattr(config, attribute, changes[key])
-            setattr(ui.session.agent, attribute, changes[key])  # read at each poll of a run
+    await run(ui, args)
 
 
 async def trust(ui: Screen, args: str = "") -> None:

@@ -18,42 +18,100 @@ from tests.support.terminal import tmux_available
 pytestmark = pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
 
 
-def test_settings_saves_choices_and_keeps_keys_it_does_not_know(world):
+def _clear_search(term, query: str) -> None:
+    term.press(*["BSpace"] * len(query))
+
+
+def test_settings_lists_pis_entries_described_searchable_and_changed_in_place(world):
     settings = world["agent"] / "settings.json"
     settings.write_text(json.dumps({"compaction": {"enabled": False}, "myPlugin": {"colour": "teal"}}))
     with LoopbackServer([]) as server:
         with terminal_pi(world, server) as term:
             term.send("/settings")
             term.press("Enter")
-            term.wait_for("Settings (saved to the user settings.json)")
-            term.send("steering")
-            term.wait_for("(1/1)")
-            term.press("Enter")
-            term.wait_for("Set Steering mode (Enter while working)")
-            term.send("all")
-            term.wait_for("(1/1)")
-            term.press("Enter")
-            term.wait_for("Saved steeringMode = all")
-            term.send("theme")  # the settings list opens again after a save
-            term.wait_for(re.compile(r"› Theme  system"), scrollback=False)
-            term.press("Enter")
-            term.wait_for("Set Theme")
-            term.send("light")
-            term.wait_for("(1/1)")
-            term.press("Enter")
-            term.wait_for("Saved theme = light")
-            term.wait_for(re.compile(r"Theme  light"), scrollback=False)  # the list, open again
+            term.wait_for("(1/33)")  # pi's 33 entries
+            term.wait_for(re.compile(r"› Auto-compact\s+false"), scrollback=False)
+            term.wait_for("Summarize older messages")  # the highlighted entry's description
+            term.wait_for("Type to search · Enter/Space to change · Esc to close")
+            for query, before, after in (
+                ("steering", "one-at-a-time", "all"),
+                ("idle timeout", "5 min", "disabled"),
+                ("project trust", "Ask", "Always trust"),
+                ("mermaid", "streaming", "off"),
+            ):
+                term.send(query)
+                term.wait_for(re.compile(rf"› \S.*\s{re.escape(before)}\s*$", re.M), scrollback=False)
+                term.press("Enter")  # changes the value; the list stays open
+                term.wait_for(re.compile(rf"› \S.*\s{re.escape(after)}\s*$", re.M), scrollback=False)
+                _clear_search(term, query)
+                term.wait_for("(1/33)")
+            term.press("Space")  # with no search typed, Space changes the highlighted entry too
+            term.wait_for(re.compile(r"› Auto-compact\s+true"), scrollback=False)
             term.press("Escape")
-            term.wait_gone("Settings (saved")
+            term.wait_for("Saved steeringMode = all, httpIdleTimeoutMs = 0, defaultProjectTrust = always")
+            term.wait_gone("Type to search")
             term.press("C-d")
             assert term.wait_exit() == 0
-    data = json.loads(settings.read_text())
-    assert data == {
-        "compaction": {"enabled": False},
+    assert json.loads(settings.read_text()) == {
+        "compaction": {"enabled": True},
         "myPlugin": {"colour": "teal"},
         "steeringMode": "all",
-        "theme": "light",
+        "httpIdleTimeoutMs": 0,
+        "defaultProjectTrust": "always",
+        "markdown": {"mermaid": "off"},
     }
+
+
+PROMPT_COLOUR = re.compile(r"\x1b\[([0-9;]+)m›")
+"""The editor's ``›`` in the theme's accent colour (ANSI capture)."""
+
+
+def _prompt_colour(term) -> str | None:
+    """The colour of the editor's prompt: the line under the next-to-last rule (the editor sits
+    between two rules, the footer under the last)."""
+    lines = term.screen(ansi=True).splitlines()
+    rules = [index for index, line in enumerate(lines) if "────" in line]
+    if len(rules) < 2:
+        return None
+    found = PROMPT_COLOUR.search(lines[rules[-2] + 1])
+    return found.group(1) if found else None
+
+
+def test_theme_is_previewed_while_moving_and_escape_restores_it(world):
+    settings = world["agent"] / "settings.json"
+    with LoopbackServer([]) as server:
+        with terminal_pi(world, server) as term:
+            term.wait_until(lambda screen: _prompt_colour(term) is not None, what="the editor's prompt")
+            dark = _prompt_colour(term)
+            term.send("/settings")
+            term.press("Enter")
+            term.wait_for("(1/33)")
+            term.send("theme")
+            term.wait_for(re.compile(r"› Theme\s+system"), scrollback=False)
+            term.press("Enter")
+            term.wait_for(re.compile(r"› ✓ system"), scrollback=False)
+            term.wait_for("automatic")
+            term.press("Down", "Down", "Down")
+            term.wait_for(re.compile(r"›\s+light"), scrollback=False)
+            # not chosen yet, already drawn with it
+            term.wait_until(lambda screen: _prompt_colour(term) not in (None, dark), what="the light theme")
+            light = _prompt_colour(term)
+            term.press("Escape")  # back to the list: the theme of before comes back, nothing saved
+            term.wait_for(re.compile(r"› Theme\s+system"), scrollback=False)
+            term.wait_until(lambda screen: _prompt_colour(term) == dark, what="the dark theme again")
+            assert "theme" not in json.loads(settings.read_text())
+            term.press("Enter")
+            term.wait_for(re.compile(r"› ✓ system"), scrollback=False)
+            term.press("Down", "Down", "Down")
+            term.wait_for(re.compile(r"›\s+light"), scrollback=False)
+            term.press("Enter")
+            term.wait_for(re.compile(r"› Theme\s+light"), scrollback=False)
+            assert _prompt_colour(term) == light
+            term.press("Escape")
+            term.wait_for("Saved theme = light")
+            term.press("C-d")
+            assert term.wait_exit() == 0
+    assert json.loads(settings.read_text())["theme"] == "light"
 
 
 def test_login_stores_a_hidden_key_0600_and_logout_removes_it(world):

@@ -83,6 +83,10 @@ class ProviderInfo:
     personalize: Callable[[list[dict[str, Any]], str, str], list[dict[str, Any]]] | None = None
     """``(models, base_url, key) -> models``: the provider's list for one key, fetched on a
     refresh and kept in models-store.json (:mod:`pi_host.config.model_store`)."""
+    filter_models: Callable[[list[Any], dict[str, Any] | None], list[Any]] | None = None
+    """``(models, stored credential or None) -> models``: what the account behind a stored
+    credential may use, out of the models that have a key (pi's ``filterModels``: a Copilot
+    login lists only the models its account offers)."""
 
 
 _MODEL_FIELDS = (
@@ -496,6 +500,15 @@ class ModelRegistry:
                 ready[model.provider] = self.has_auth(model.provider)
             if ready[model.provider]:
                 out.append(model)
+        for info in self.providers.values():
+            if info.filter_models is not None and any(m.provider == info.id for m in out):
+                kept = {
+                    id(m)
+                    for m in info.filter_models(
+                        [m for m in out if m.provider == info.id], self.auth.get(info.id)
+                    )
+                }
+                out = [m for m in out if m.provider != info.id or id(m) in kept]
         return out
 
     # --- listing ------------------------------------------------------------------------------------

@@ -90,6 +90,18 @@ def _openrouter_personalize(models, base_url, key):
 
 _PERSONALIZE = {"openrouter": _openrouter_personalize}
 
+
+def _copilot_account_models(models, credential):
+    # A Copilot login stores the ids its account may use (availableModelIds, from the login's
+    # and each refresh's /models answer); a token from the environment lists everything.
+    ids = (credential or {}).get("availableModelIds") if (credential or {}).get("type") == "oauth" else None
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        return models
+    return [m for m in models if m.id in set(ids)]
+
+
+_FILTER = {"github-copilot": _copilot_account_models}
+
 _PREPARE = {
     "github-copilot": _copilot,
     "azure": _prepare("azure"),
@@ -120,6 +132,7 @@ def register_models():
                 ambient_auth=_AMBIENT.get(data["id"]),
                 prepare=_PREPARE.get(data["id"]),
                 personalize=_PERSONALIZE.get(data["id"]),
+                filter_models=_FILTER.get(data["id"]),
             )
         )
     return infos

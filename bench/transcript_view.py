@@ -2,8 +2,9 @@
 ~100 KB one, in process, with the built-in renderers and the real session store.
 
     .venv/bin/python bench/transcript_view.py [--big-mib 10] [--small-kib 100] [--runs 30]
+                                              [--terminal-runs 3] [--keys 10] [--no-terminal]
 
-Measured per session, p50 and p99 in milliseconds:
+In process, measured per session, p50 and p99 in milliseconds:
 
 - open: index the store's branch, build the view, draw the first screen (the rows as
   prompt-toolkit fragments);
@@ -12,7 +13,12 @@ Measured per session, p50 and p99 in milliseconds:
   grows by a few words per frame and is rendered again each time.
 
 The store is opened once per session, outside the timings (resuming is ``bench/sessions_resume.py``'s
-business). pi 1.6.0's fullscreen on the same file is not measured here (see docs/interactive.md).
+business).
+
+Then, in the same run, in a terminal against pi 1.6.0's fullscreen on the same two files
+(``bench/transcript_view_terminal.py`` says how): open (process start to the first still screen),
+PageUp, and PageUp/PageDown while an answer streams, pi-host and pi alternating run by run. A
+side that is not installed is left out.
 """
 
 from __future__ import annotations
@@ -104,11 +110,45 @@ def measure(path: str, runs: int) -> dict[str, tuple[float, float]]:
     return results
 
 
+def _terminal_table(found: dict[tuple[str, str], dict[str, list[float]]], runs: int) -> None:
+    """Medians (p99 for the keys, pooled over the runs), big/small per side and pi-host/pi."""
+    print(f"\nin a terminal, {runs} runs per side and session (open: median; keys: p50 / p99)")
+    sides = sorted({side for side, _ in found}, reverse=True)  # pi-host first
+    header = "".join(f"{side + ' ' + name:>22}" for side in sides for name in ("big", "small"))
+    print(f"{'':22}{header}{'big/small':>22}{'pi-host/pi big':>16}")
+    for what in ("open", "page up", "key while streaming"):
+        cells, p50 = [], {}
+        for side in sides:
+            for name in ("big", "small"):
+                samples = found.get((side, name), {}).get(what, [])
+                if not samples:
+                    cells.append(f"{'-':>22}")
+                    continue
+                middle, high = _percentiles(samples)
+                p50[side, name] = middle
+                cells.append(f"{middle:>13.1f}" + (f" /{high:>7.1f}" if what != "open" else " " * 9))
+        growth = " ".join(
+            f"{p50[side, 'big'] / p50[side, 'small']:.2f}"
+            if (side, "big") in p50 and (side, "small") in p50
+            else "-"
+            for side in sides
+        )
+        versus = (
+            f"{p50['pi-host', 'big'] / p50['pi', 'big']:.2f}"
+            if ("pi-host", "big") in p50 and ("pi", "big") in p50
+            else "-"
+        )
+        print(f"{what:22}{''.join(cells)}{growth:>22}{versus:>16}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--big-mib", type=float, default=10)
     parser.add_argument("--small-kib", type=float, default=100)
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--terminal-runs", type=int, default=3)
+    parser.add_argument("--keys", type=int, default=10, help="key presses timed per terminal run")
+    parser.add_argument("--no-terminal", action="store_true", help="in process only (no tmux, no pi)")
     args = parser.parse_args()
     from sessions_generate import generate
 
@@ -118,6 +158,11 @@ def main() -> None:
         generate(small, entries=60, mib=args.small_kib / 1024, cwd=folder)
         sizes = {name: os.path.getsize(path) for name, path in (("big", big), ("small", small))}
         found = {name: measure(path, args.runs) for name, path in (("big", big), ("small", small))}
+        terminal = None
+        if not args.no_terminal:
+            from transcript_view_terminal import measure as measure_terminal
+
+            terminal = measure_terminal({"big": big, "small": small}, args.terminal_runs, args.keys)
     print(
         f"sessions: big {sizes['big'] / 1e6:.1f} MB, small {sizes['small'] / 1e3:.0f} KB; {args.runs} runs each"
     )
@@ -126,6 +171,8 @@ def main() -> None:
         b50, b99 = found["big"][what]
         s50, s99 = found["small"][what]
         print(f"{what:22}{b50:10.2f}{b99:10.2f}{s50:11.2f}{s99:11.2f}{b50 / s50 if s50 else 0:11.2f}")
+    if terminal is not None:
+        _terminal_table(terminal, args.terminal_runs)
 
 
 if __name__ == "__main__":

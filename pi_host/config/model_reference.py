@@ -71,6 +71,12 @@ def _exact(text: str, pool: list[Any], usable: Callable[[str], bool]) -> Any | N
     raise AmbiguousModel(text, candidates, len(usable_others))
 
 
+def match_exact(text: str, pool: list[Any], usable: Callable[[str], bool]) -> Any | None:
+    """Only the exact rule of :func:`match` (an id, or ``provider/id``): None when it finds
+    nothing; raises :class:`AmbiguousModel` as :func:`match` does."""
+    return _exact(text, pool, usable)
+
+
 def match(text: str, pool: list[Any], usable: Callable[[str], bool]) -> Any | None:
     """The model ``text`` means among ``pool``, None when nothing matches; raises
     :class:`AmbiguousModel` when it names the same model under several providers."""

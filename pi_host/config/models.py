@@ -12,7 +12,6 @@ selects a thinking level when it names one (ids such as ``qwen3:8b`` keep their 
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -203,6 +202,7 @@ class ModelRegistry:
         self.providers: dict[str, ProviderInfo] = {}
         self.custom: dict[str, dict[str, Any]] = {}
         self.problems = []
+        self._configured: set[tuple[str, str]] = set()
         raw_models: dict[tuple[str, str], dict[str, Any]] = {}
         from pi_host.config.model_store import store_path, stored_models
 
@@ -210,7 +210,9 @@ class ModelRegistry:
         for info in self._builtin:
             self.providers[info.id] = info
             for raw in (info.personalize and stored_models(info, store)) or info.models:
-                data = {"api": info.api, "provider": info.id, "baseUrl": info.base_url, **_deepcopy(raw)}
+                # a shallow copy: nothing below changes a catalog entry's nested values in place,
+                # and the entry is copied whole when (and if) it is validated, see _model
+                data = {"api": info.api, "provider": info.id, "baseUrl": info.base_url, **raw}
                 if info.headers:  # the model's own headers win, name by name
                     data["headers"] = {**info.headers, **(raw.get("headers") or {})}
                 if info.compat:
@@ -226,19 +228,46 @@ class ModelRegistry:
             self._apply_provider(provider_id, spec, raw_models)
         for provider_id, spec in self.runtime_providers.items():
             self._apply_provider(provider_id, spec, raw_models)
+        self._raw = raw_models
+        self._checked: dict[tuple[str, str], Any] = {}
+        self._all: list[Any] | None = None
+        # What models.json and plugins' runtime providers configure is validated now, so its
+        # problems are said at start; the built-in catalog (~1,700 entries) only when looked up.
+        for key in self._configured:
+            self._model(key)
+
+    def _model(self, key: tuple[str, str]) -> Any | None:
+        """The validated model of a catalog entry (validated once), None when it is invalid."""
+        if key in self._checked:
+            return self._checked[key]
         from pi_host.protocol import Model
 
-        models = []
-        for (provider_id, model_id), data in raw_models.items():
-            data.setdefault("name", model_id)
-            if not data.get("name"):
-                data["name"] = model_id
-            try:
-                models.append(Model.model_validate(data))
-            except ValueError as exc:
-                first = str(exc).splitlines()[0]
-                self.problems.append(f"{self.models_json_path}: model {provider_id}/{model_id}: {first}")
-        self._models = models
+        data = _deepcopy(self._raw[key])
+        if not data.get("name"):
+            data["name"] = key[1]
+        try:
+            model = Model.model_validate(data)
+        except ValueError as exc:
+            model = None
+            first = str(exc).splitlines()[0]
+            self.problems.append(f"{self.models_json_path}: model {key[0]}/{key[1]}: {first}")
+        self._checked[key] = model
+        return model
+
+    def _validated(self, keys: Iterable[tuple[str, str]]) -> list[Any]:
+        return [m for m in map(self._model, keys) if m is not None]
+
+    @property
+    def _models(self) -> list[Any]:
+        """Every valid model, in catalog order (validates the whole catalog once)."""
+        if self._all is None:
+            self._all = self._validated(self._raw)
+        return self._all
+
+    def provider_models(self, provider: str) -> list[Any]:
+        """The valid models of one provider (case-insensitive name), validating only those."""
+        lowered = provider.lower()
+        return self._validated(k for k in self._raw if k[0].lower() == lowered)
 
     def _apply_provider(self, provider_id: str, spec: dict[str, Any], raw_models: dict) -> None:
         where = f"{self.models_json_path}: provider {provider_id!r}"
@@ -266,9 +295,11 @@ class ModelRegistry:
             )
         else:
             # A built-in id with baseUrl/headers/compat redirects its built-in models.
-            for (pid, _), data in raw_models.items():
+            for (pid, mid), data in raw_models.items():
                 if pid != provider_id:
                     continue
+                if provider_level:
+                    self._configured.add((pid, mid))
                 for key, value in provider_level.items():
                     if key == "compat":
                         data["compat"] = {**(data.get("compat") or {}), **value}
@@ -302,10 +333,12 @@ class ModelRegistry:
             if not data.get("baseUrl") and builtin is not None:
                 data["baseUrl"] = builtin.base_url
             raw_models[(provider_id, model["id"])] = data
+            self._configured.add((provider_id, model["id"]))
         for model_id, override in (spec.get("modelOverrides") or {}).items():
             key = (provider_id, model_id)
             if key in raw_models and isinstance(override, dict):
                 raw_models[key] = _merge(raw_models[key], override)
+                self._configured.add(key)
 
     # --- lookup -----------------------------------------------------------------------------------
 
@@ -313,12 +346,13 @@ class ModelRegistry:
         return list(self._models)
 
     def find(self, provider: str, model_id: str) -> Any | None:
-        for model in self._models:
-            if model.provider == provider and model.id == model_id:
-                return model
+        if (provider, model_id) in self._raw:
+            found = self._model((provider, model_id))
+            if found is not None:
+                return found
         lowered = model_id.lower()
-        for model in self._models:
-            if model.provider.lower() == provider.lower() and model.id.lower() == lowered:
+        for model in self.provider_models(provider):
+            if model.id.lower() == lowered:
                 return model
         return None
 
@@ -338,7 +372,7 @@ class ModelRegistry:
 
     def resolve_pattern(self, pattern: str, provider: str | None = None) -> tuple[Any, str | None]:
         """The model for a pattern and the thinking level named by a ``:level`` suffix."""
-        candidates = [m for m in self._models if provider is None or m.provider.lower() == provider.lower()]
+        candidates = self._models if provider is None else self.provider_models(provider)
         found = self._match(pattern, candidates)
         if found is not None:
             return found, None
@@ -354,13 +388,13 @@ class ModelRegistry:
         """The model to use when none is named: the provider's default, else the best-ranked
         provider that has a usable key, else the best-ranked provider at all."""
         if provider is not None:
-            pool = [m for m in self._models if m.provider.lower() == provider.lower()]
+            pool = self.provider_models(provider)
             if not pool:
                 raise ModelNotFound(f"Unknown provider: {provider} (see pi --list-models)")
             info = self.providers.get(pool[0].provider)
             wanted = info.default_model if info is not None else None
             return next((m for m in pool if m.id == wanted), pool[0])
-        with_models = {m.provider for m in self._models}
+        with_models = {pid for pid, _ in self._raw}
         candidates = sorted(
             (p for p in self.providers.values() if p.auto_select and p.id in with_models),
             key=lambda p: p.rank,
@@ -379,10 +413,21 @@ class ModelRegistry:
         if provider is None and "/" in model_arg:
             head = model_arg.split("/", 1)[0]
             if head.lower() in (p.lower() for p in self.providers):
-                found = self.resolve_pattern(model_arg)
+                found = self._exact_reference(model_arg, head) or self.resolve_pattern(model_arg)
         found = found or self.resolve_pattern(model_arg, provider)
         self.chosen_providers.add(found[0].provider)  # a hidden provider chosen by name is listed
         return found
+
+    def _exact_reference(self, text: str, head: str) -> tuple[Any, None] | None:
+        """``provider/id`` read by pi's exact rule over the only models that rule looks at (the
+        provider's, and any whose id is the whole text), so a start-up naming its model
+        validates one provider's entries, not the catalog; None when the rule finds nothing."""
+        from pi_host.config.model_reference import match_exact
+
+        lowered = text.lower()
+        pool = self.provider_models(head) + self._validated(k for k in self._raw if k[1].lower() == lowered)
+        found = match_exact(text, pool, self.has_auth)
+        return (found, None) if found is not None else None
 
     def stream_fn(self, model: Any) -> Any:
         fn = self.apis.get(model.api)
@@ -472,8 +517,10 @@ class ModelRegistry:
             found.append(plain(spec.get("apiKey")))
             for headers in _configured_headers(spec):
                 found += [token for v in headers.values() for token in secret_values(plain(v))]
-        for model in self._models:
-            found += [plain(v) for k, v in (model.headers or {}).items() if _CREDENTIAL.search(k)]
+        for data in self._raw.values():  # the catalog's own data: nothing to validate for this
+            headers = data.get("headers")
+            if isinstance(headers, dict):
+                found += [plain(v) for k, v in headers.items() if _CREDENTIAL.search(str(k))]
         for info in self.providers.values():
             extra = auth_env.get(info.id, {})
             found += [extra.get(name) or os.environ.get(name) for name in info.env_keys]
@@ -544,33 +591,3 @@ class ModelRegistry:
         return "\n".join(
             "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows
         )
-
-
-def scope_patterns(value: Any) -> list[str]:
-    """The model patterns of ``--models`` (a comma list) or ``enabledModels`` (a list)."""
-    if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
-    if isinstance(value, list):
-        return [str(part).strip() for part in value if str(part).strip()]
-    return []
-
-
-def scoped_models(models: list[Any], patterns: list[str]) -> list[tuple[Any, str | None]]:
-    """The models the patterns name, in pattern order: ``provider/id`` or ``id``, globs allowed,
-    an optional ``:level`` pinning the thinking level (pi's ``--models`` / ``enabledModels``)."""
-    scoped: list[tuple[Any, str | None]] = []
-    seen: set[str] = set()
-    for pattern in patterns:
-        level = None
-        head, _, suffix = pattern.rpartition(":")
-        if head and suffix in THINKING_LEVELS:
-            pattern, level = head, suffix
-        wanted = pattern.lower()
-        for model in models:
-            key = f"{model.provider}/{model.id}"
-            if key in seen:
-                continue
-            if fnmatch.fnmatchcase(key.lower(), wanted) or fnmatch.fnmatchcase(model.id.lower(), wanted):
-                seen.add(key)
-                scoped.append((model, level))
-    return scoped

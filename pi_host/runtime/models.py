@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_host.config.models import scope_patterns, scoped_models
+from pi_host.config.model_scope import scope_patterns, scoped_models
 from pi_host.lib.llm.tokens import clamp_thinking_level, supported_levels
 
 DEFAULT_LEVEL = "medium"

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pi_host.config.models import THINKING_LEVELS, scope_patterns, scoped_models
+from pi_host.config.model_scope import scope_patterns, scoped_models
+from pi_host.config.models import THINKING_LEVELS
 from pi_host.lib.llm.tokens import supported_levels
 
 if TYPE_CHECKING:

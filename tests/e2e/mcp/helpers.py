@@ -13,8 +13,12 @@ from tests.support.paths import SUPPORT
 from tests.support.pi import PI_SCRIPT, run_pi, start_pi
 
 SERVERS = str(SUPPORT / "mcp_servers.py")
+"""The test server built with the SDK (stdio or streamable HTTP): its import costs ~1.2 s CPU."""
+LIGHT = str(SUPPORT / "mcp_light.py")
+"""The same server without the SDK (stdio, the same JSON): for tests about pi-host, not the SDK."""
 TIME = {"command": sys.executable, "args": ["-m", "mcp_server_time"]}
-TEST_STDIO = {"command": sys.executable, "args": [SERVERS, "stdio"]}
+TEST_STDIO = {"command": sys.executable, "args": [LIGHT]}
+SDK_STDIO = {"command": sys.executable, "args": [SERVERS, "stdio"]}
 
 pi = partial(run_pi, command=PI_SCRIPT)
 """``run_pi`` with the ``pi`` console script."""

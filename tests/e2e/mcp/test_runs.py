@@ -1,5 +1,6 @@
-"""MCP tools in real runs of the pi CLI against real servers (mcp-server-time over stdio, SDK
-servers over stdio and streamable HTTP), driven by the scripted faux model."""
+"""MCP tools in real runs of the pi CLI against real servers (mcp-server-time and mcp-server-git
+over stdio, SDK servers over stdio and streamable HTTP, the SDK-free test server of
+``tests/support/mcp_light.py`` where the SDK is not the point), driven by the scripted faux model."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import time
 
 import pytest
 
-from tests.e2e.mcp.helpers import SERVERS, TEST_STDIO, TIME, pi, prompt, write_config
+from tests.e2e.mcp.helpers import SDK_STDIO, SERVERS, TEST_STDIO, TIME, pi, prompt, write_config
 
 CALL_TIME = [
     {"toolCalls": [{"name": "mcp__time__get_current_time", "arguments": {"timezone": "UTC"}}]},
@@ -280,7 +281,8 @@ def test_mcp_server_git_lists_pi_named_tools_and_a_model_driven_call_round_trips
 
 
 def test_a_changed_tool_list_adds_and_withdraws_tools(isolated_environment):
-    write_config(isolated_environment["agent"] / "mcp.json", {"docs": {**TEST_STDIO, "exposure": "direct"}})
+    # the SDK's own server: its list_changed notification is what real servers send
+    write_config(isolated_environment["agent"] / "mcp.json", {"docs": {**SDK_STDIO, "exposure": "direct"}})
     script = [
         {"toolCalls": [{"name": "mcp__docs__grow", "arguments": {}}]},
         {"text": "first: {{lastToolResult}}"},

@@ -7,19 +7,19 @@ import os
 import sys
 import time
 
-from tests.e2e.mcp.helpers import SERVERS, prompt, write_config
+from tests.e2e.mcp.helpers import LIGHT, prompt, write_config
 
 WRAPPER = """import os, sys
 with open({log!r}, "a") as handle:
     handle.write(f"{{os.getpid()}}\\n")
-os.execv(sys.executable, [sys.executable, {servers!r}, "stdio"])
+os.execv(sys.executable, [sys.executable, {servers!r}])
 """
 
 
 def _wrapped(tmp_path) -> tuple[dict, str]:
     log = str(tmp_path / "spawns.log")
     script = tmp_path / "wrapper.py"
-    script.write_text(WRAPPER.format(log=log, servers=SERVERS))
+    script.write_text(WRAPPER.format(log=log, servers=LIGHT))
     return {"command": sys.executable, "args": [str(script)]}, log
 
 

@@ -169,6 +169,9 @@ def isolated_environment(tmp_path, monkeypatch, shared_cache_dir):
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
     monkeypatch.setenv("PI_HOST_CACHE_DIR", str(shared_cache_dir))
+    # pi 1.6.0 under Node reuses the code V8 compiled in earlier tests of the run (~0.2 s CPU
+    # of each of its starts); pi-host's TS bridge sets its own under PI_HOST_CACHE_DIR
+    monkeypatch.setenv("NODE_COMPILE_CACHE", str(shared_cache_dir / "node-compile-cache"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
     monkeypatch.delenv("PI_HOST_NO_PLUGINS", raising=False)
     monkeypatch.delenv("PI_HOST_DISABLE_PLUGINS", raising=False)

@@ -278,3 +278,41 @@ def test_format_model_list(agent, monkeypatch):
     assert lines[1].split() == ["anthropic", "claude-opus-4-8", "1M", "128K", "yes", "yes"]
     assert len(lines) == 2
     assert registry.format_model_list("zzzz-none") == 'No models match "zzzz-none".'
+
+
+def test_the_catalog_validates_a_model_when_it_is_looked_up(agent):
+    """Start-up with ``--model provider/id`` validates that provider's entries, not the ~1,700 of
+    the whole catalog; an invalid built-in entry is a problem once it is looked up, and what
+    models.json configures is checked at start (its problems are said before any lookup)."""
+    from pi_host.config.models import ProviderInfo
+
+    broken = ProviderInfo(
+        id="shaky",
+        api="openai-completions",
+        base_url="http://127.0.0.1:1",
+        needs_key=False,
+        models=[{"id": "fine", "contextWindow": 1000}, {"id": "broken", "contextWindow": "lots"}],
+    )
+    registry = ModelRegistry([], [broken], str(agent / "models.json"))
+    assert registry.problems == []  # nothing looked up yet: the broken entry is not read
+    model, level = registry.resolve_cli("shaky/fine")
+    assert (model.provider, model.id, level) == ("shaky", "fine", None)
+    assert registry.find("shaky", "broken") is None
+    assert len(registry.problems) == 1 and "shaky/broken" in registry.problems[0]
+    assert [m.id for m in registry.models()] == ["fine"]
+
+    full = make_registry(agent)
+    checked_before = len(full._checked)
+    found, _ = full.resolve_cli("faux/faux-1")
+    assert found.id == "faux-1"
+    checked = len(full._checked) - checked_before
+    assert checked < 50 < len(full._raw)  # one provider's models, not the catalog
+    assert len(full.models()) == len(full._raw)  # a listing still sees every valid model
+
+    (agent / "models.json").write_text(
+        json.dumps(
+            {"providers": {"anthropic": {"modelOverrides": {"claude-opus-4-8": {"contextWindow": "big"}}}}}
+        )
+    )
+    configured = make_registry(agent)
+    assert any("anthropic/claude-opus-4-8" in p for p in configured.problems)  # said at start

@@ -445,24 +445,19 @@ async def _clone(server: Any, record: dict[str, Any]) -> Any:
     return {"cancelled": False}
 
 
-def _user_text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    return "".join(
-        b.get("text", "") for b in content or () if isinstance(b, dict) and b.get("type") == "text"
-    )
-
-
 @command("get_fork_messages")
 async def _get_fork_messages(server: Any, record: dict[str, Any]) -> Any:
-    store = server.session.store
-    path = store.path() if hasattr(store, "path") else []
-    found = [
-        {"entryId": entry["id"], "text": _user_text(entry["message"])}
-        for entry in path
-        if entry.get("type") == "message" and (entry.get("message") or {}).get("role") == "user"
-    ]
+    """As pi: every user message of the session file, on any branch (an abandoned one can be
+    forked too), in file order, with its whole text; messages without text are left out."""
+    from pi_host.lib.sessions.projection import editor_text
+
+    found = []
+    for entry in server.session.store.entries():
+        if entry.get("type") != "message" or (entry.get("message") or {}).get("role") != "user":
+            continue
+        text = editor_text(entry)
+        if text:
+            found.append({"entryId": entry["id"], "text": text})
     return {"messages": found}
 
 

@@ -1,8 +1,7 @@
 """Text to the user's clipboard: a clipboard tool when one is there, else OSC 52 (the terminal
 sets its own clipboard, which also works over SSH and inside tmux with ``set-clipboard on``).
 
-The transcript view copies through this; ``/copy`` in ``commands.py`` still has its own copy of
-the same steps (that file is shared with other work in progress; it should import this one)."""
+The transcript view and ``/copy`` (``commands.py``) copy through this."""
 
 from __future__ import annotations
 

@@ -3,10 +3,6 @@ and skills go through ``session.prompt`` as in every mode."""
 
 from __future__ import annotations
 
-import base64
-import os
-import shutil
-import subprocess
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -41,6 +37,8 @@ async def _compact(ui: Screen, args: str) -> None:
 
 
 async def _copy(ui: Screen, args: str) -> None:
+    from pi_mode_interactive.clipboard import copy_to_clipboard
+
     last = ui.session.last_assistant()
     text = last.text() if last is not None else ""
     if not text:
@@ -48,27 +46,6 @@ async def _copy(ui: Screen, args: str) -> None:
         return
     how = copy_to_clipboard(text, ui.write_raw)
     ui.notice(f"Copied the last answer ({how})")
-
-
-def copy_to_clipboard(text: str, write_raw: Callable[[str], None]) -> str:
-    """A clipboard tool when one exists, else OSC 52 (the terminal's own clipboard)."""
-    for tool in (
-        ["wl-copy"],
-        ["xclip", "-selection", "clipboard"],
-        ["xsel", "--clipboard", "--input"],
-        ["pbcopy"],
-    ):
-        if shutil.which(tool[0]) and (tool[0] != "wl-copy" or os.environ.get("WAYLAND_DISPLAY")):
-            if tool[0].startswith("x") and not os.environ.get("DISPLAY"):
-                continue
-            try:
-                subprocess.run(tool, input=text.encode(), check=True, timeout=5, capture_output=True)
-                return tool[0]
-            except (OSError, subprocess.SubprocessError):
-                continue
-    payload = base64.b64encode(text.encode()).decode()
-    write_raw(f"\x1b]52;c;{payload}\x07")
-    return "OSC 52"
 
 
 async def _name(ui: Screen, args: str) -> None:

@@ -150,6 +150,33 @@ def test_a_message_on_the_command_line_is_sent_at_start(world):
         assert user_texts(server.requests[0])[-1] == "hello from argv"
 
 
+def test_copy_puts_the_last_answer_on_the_clipboard(world):
+    """``/copy`` through ``clipboard.py``: no clipboard tool on this PATH and no display, so OSC 52,
+    which a tmux with ``set-clipboard on`` keeps as a paste buffer."""
+    with LoopbackServer([Reply("older answer"), Reply("line one of the answer\nline two")]) as server:
+        write_models_json(world["agent"], server.url)
+        argv = [sys.executable, "-m", "pi_host", "--model", "loop/loop-1"]
+        env = {k: v for k, v in world["env"].items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+        env["PATH"] = "/usr/bin:/bin"
+        config = "set -s set-clipboard on\n"
+        with Terminal(argv, env=env, cwd=world["work"], config=config) as term:
+            term.wait_for("ctrl+d exit", timeout=20)
+            term.send("/copy")
+            term.press("Enter")
+            term.wait_for("Nothing to copy yet")
+            for question, answer in (("first", "older answer"), ("second", "line two")):
+                term.send(question)
+                term.press("Enter")
+                term.wait_for(answer)
+                term.wait_gone("esc to interrupt")
+            term.send("/copy")
+            term.press("Enter")
+            term.wait_for("Copied the last answer (OSC 52)")
+            assert term.tmux("show-buffer").rstrip("\n") == "line one of the answer\nline two"
+            term.press("C-d")
+            assert term.wait_exit() == 0
+
+
 def test_bang_command_output_is_shown_and_stored(world):
     with LoopbackServer([Reply("hello")]) as server:
         with terminal_pi(world, server) as term:

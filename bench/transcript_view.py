@@ -10,7 +10,8 @@ In process, measured per session, p50 and p99 in milliseconds:
   prompt-toolkit fragments);
 - page: PageUp and the redraw (each run a page further up, so blocks are drawn the first time);
 - key while streaming: one key (a row up) and the redraw while the last block is an answer that
-  grows by a few words per frame and is rendered again each time.
+  grows by a few words per frame (a new paragraph every third), drawn as the application draws
+  what streams (``fullview.live_drawer``).
 
 The store is opened once per session, outside the timings (resuming is ``bench/sessions_resume.py``'s
 business).
@@ -29,6 +30,7 @@ import statistics
 import sys
 import tempfile
 import time
+import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,6 +54,8 @@ def _percentiles(samples: list[float]) -> tuple[float, float]:
 
 
 def measure(path: str, runs: int) -> dict[str, tuple[float, float]]:
+    from pi_mode_interactive.fullview import live_drawer
+    from pi_mode_interactive.transcript import Item, Transcript
     from pi_mode_interactive.transcript_source import SessionBlocks
     from pi_mode_interactive.transcript_view import TranscriptView
     from pi_session_jsonl.store import JsonlStore
@@ -85,24 +89,29 @@ def measure(path: str, runs: int) -> dict[str, tuple[float, float]]:
     for _ in range(runs):
         start = time.perf_counter()
         view.scroll(-38)
+        view.source.sync()  # the application's before_render
         view.control.create_content(120, 40)
         samples.append((time.perf_counter() - start) * 1000)
     results["page up"] = _percentiles(samples)
 
     view.bottom()
     words: list[str] = []
-
-    def live(width: int) -> list[str]:
-        message = AssistantMessage(content=[TextContent(text=" ".join(words))])
-        return renderers.message(message, rc_for(width, False)).text.split("\n") if words else []
-
-    view.source.live = live
+    transcript = Transcript()
+    holder = {"message": AssistantMessage(content=[])}
+    transcript.add(Item(lambda rc: renderers.message(holder["message"], rc)))
+    screen = types.SimpleNamespace(transcript=transcript, theme=theme, cwd="/")
+    view.source.live = live_drawer(screen)  # as the application draws what streams
     samples = []
     for n in range(runs):
         words.extend(f"word{n}-{k}" for k in range(8))  # the answer grows between frames
+        if n % 3 == 2:
+            words.append("\n\n")  # and starts a new paragraph now and then
+        text = " ".join(words)
+        holder["message"] = AssistantMessage(content=[TextContent(text=text)], stop_reason="pending")
         start = time.perf_counter()
         view.scroll(-1)
         view.bottom()
+        view.source.sync()  # the application's before_render
         view.control.create_content(120, 40)
         samples.append((time.perf_counter() - start) * 1000)
     results["key while streaming"] = _percentiles(samples)

@@ -11,6 +11,8 @@ Ctrl+O prints next (the issue's "earlier ones ... from the view").
 from __future__ import annotations
 
 import time
+import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pi_host.lib.render import RenderContext
@@ -19,6 +21,8 @@ from pi_mode_interactive.transcript_source import SessionBlocks
 if TYPE_CHECKING:
     from pi_mode_interactive.screen_api import Screen
 
+OUTPUT_REDRAW_S = 0.03
+"""New output (a streaming answer) redraws the view at most this often."""
 REPEAT_S = 4.0
 """Ctrl+O again within this time points at the block before the last one shown."""
 
@@ -57,7 +61,7 @@ async def open_view(screen: Any) -> None:
     source = blocks_for(screen)
     from pi_mode_interactive.clipboard import copy_to_clipboard
 
-    source.live = lambda width: live_lines(screen, width)
+    source.live = live_drawer(screen)
     holder: list[Application] = []
     view = TranscriptView(
         source,
@@ -72,12 +76,11 @@ async def open_view(screen: Any) -> None:
         mouse_support=True,
         output=screen.app.output,
         input=_own_input(screen.app.input),
-        min_redraw_interval=0.03,  # a streaming answer redraws the screen at most this often
     )
     application.ttimeoutlen, application.timeoutlen = 0.05, 0.0
     application.before_render += lambda _app: source.sync()
     holder.append(application)
-    screen.view_app = application
+    screen.view_app = _OutputRedraws(application)
     try:
         async with in_terminal():
             await application.run_async()
@@ -85,6 +88,38 @@ async def open_view(screen: Any) -> None:
         screen.view_app = None
         point_at(screen.expand_state, source.key(view.selected) if view.selected is not None else None)
         screen.app.invalidate()
+
+
+class _OutputRedraws:
+    """What the view's owner invalidates: a redraw for new output at most every
+    ``OUTPUT_REDRAW_S`` (a streaming answer changes it every few milliseconds). A key redraws at
+    once (prompt-toolkit invalidates after each one); with a minimum interval on the application
+    instead, a key pressed while an answer streams waited for the interval's end."""
+
+    def __init__(self, application: Any) -> None:
+        self.application = application
+        self.drawn = 0.0
+        self.pending = False
+        application.after_render += self._drawn
+
+    def _drawn(self, _app: Any) -> None:
+        self.drawn = time.monotonic()
+
+    def invalidate(self) -> None:
+        if self.pending:
+            return
+        wait = self.drawn + OUTPUT_REDRAW_S - time.monotonic()
+        loop = self.application.loop
+        if wait <= 0 or loop is None:
+            self.application.invalidate()
+            return
+        self.pending = True
+
+        def later() -> None:
+            self.pending = False
+            self.application.invalidate()
+
+        loop.call_soon_threadsafe(loop.call_later, wait, later)  # invalidate() may come from a thread
 
 
 def point_at(state: dict[str, Any], key: tuple[str, str] | None) -> None:
@@ -113,17 +148,34 @@ def _own_input(outer: Any) -> Any:
     return outer  # a pipe (in-process tests): no terminal to read twice
 
 
-def live_lines(screen: Any, width: int) -> list[str]:
-    """What still streams (the answer, running tools), drawn as the inline app draws it."""
-    rc = RenderContext(width=width, theme=screen.theme, expanded=screen.transcript.expanded,
-                       show_thinking=screen.transcript.show_thinking, cwd=screen.cwd, state={})  # fmt: skip
+def live_drawer(screen: Any) -> Callable[[int], list[str]]:
+    """``draw(width)``: what still streams (the answer, running tools), drawn as the inline app
+    draws it. Each live item keeps a render state of the view's own per width (the inline app
+    keeps its own in ``item.state``), so a streaming answer's finished Markdown blocks are
+    rendered once and each frame renders only its open tail."""
+    states: weakref.WeakKeyDictionary[Any, dict[int, dict[str, Any]]] = weakref.WeakKeyDictionary()
+
+    def draw(width: int) -> list[str]:
+        return live_lines(screen, width, states)
+
+    return draw
+
+
+def live_lines(
+    screen: Any, width: int, states: weakref.WeakKeyDictionary[Any, dict[int, dict[str, Any]]] | None = None
+) -> list[str]:
+    """What still streams, drawn at ``width`` (with ``states`` from :func:`live_drawer`, or
+    from scratch)."""
+    from pi_mode_interactive.transcript import text_of
+
     lines: list[str] = []
     for item in screen.transcript.items:
         if item.done:
             continue
+        state = {} if states is None else states.setdefault(item, {}).setdefault(width, {})
+        rc = RenderContext(width=width, theme=screen.theme, expanded=screen.transcript.expanded,
+                           show_thinking=screen.transcript.show_thinking, cwd=screen.cwd, state=state)  # fmt: skip
         try:
-            from pi_mode_interactive.transcript import text_of
-
             text = text_of(item.draw(rc))
         except Exception:
             continue

@@ -54,15 +54,36 @@ class SessionBlocks:
         self.blocks: list[Block] = []
         self.results: dict[str, dict[str, Any]] = {}
         self.leaf: str | None = None
-        self.live: Callable[[int], list[str]] = lambda width: []
-        """Lines of what streams now (not in the store yet), drawn after the last block."""
+        self._live: Callable[[int], list[str]] = lambda width: []
+        self._live_lines: dict[int, list[str]] = {}
+        """What streams, drawn once per width and frame (``sync`` starts a frame)."""
+        self._live_width = 80
         self.sync()
+
+    @property
+    def live(self) -> Callable[[int], list[str]]:
+        """Lines of what streams now (not in the store yet), drawn after the last block."""
+        return self._live
+
+    @live.setter
+    def live(self, draw: Callable[[int], list[str]]) -> None:
+        self._live, self._live_lines = draw, {}
+
+    def live_lines(self, width: int) -> list[str]:
+        """``live(width)`` as of this frame: a key and the drawing after it ask for these lines
+        a dozen times (count, the bottom, clamping, the rows), and what streams is drawn once."""
+        lines = self._live_lines.get(width)
+        if lines is None:
+            lines = self._live_lines[width] = self._live(width)
+        return lines
 
     # --- indexing ---------------------------------------------------------------------------
 
     def sync(self) -> bool:
         """Take in what the store gained since the last look (True when anything changed): the
-        entries after the known leaf when the branch grew, else the whole branch again."""
+        entries after the known leaf when the branch grew, else the whole branch again. Called
+        before each frame is drawn, it also lets what streams be drawn again."""
+        self._live_lines = {}
         leaf = self.store.leaf_id()
         if leaf == self.leaf and self.blocks:
             return False
@@ -115,7 +136,7 @@ class SessionBlocks:
         return len(self.blocks) + (1 if self._live_now() else 0)
 
     def _live_now(self) -> bool:
-        return bool(self.live(80))
+        return bool(self.live_lines(self._live_width))
 
     def is_prompt(self, index: int) -> bool:
         return index < len(self.blocks) and self.blocks[index].kind == "user"
@@ -146,7 +167,8 @@ class SessionBlocks:
 
     def lines(self, index: int, width: int, expanded: bool | None = None) -> list[str]:
         if index >= len(self.blocks):
-            return self.live(width)
+            self._live_width = width  # the width count() asks at: the one drawn anyway
+            return self.live_lines(width)
         block = self.blocks[index]
         wide = self.is_expanded(index) if expanded is None else expanded
         key = (width, wide, self.theme_key())
@@ -165,7 +187,7 @@ class SessionBlocks:
     def text(self, index: int) -> str:
         """The block's words for search (what it says, not how it is drawn)."""
         if index >= len(self.blocks):
-            return strip_ansi("\n".join(self.live(200)))
+            return strip_ansi("\n".join(self.live_lines(200)))
         block = self.blocks[index]
         if block.plain is None:
             block.plain = _plain(block, self.results)

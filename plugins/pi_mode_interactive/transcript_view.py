@@ -323,16 +323,25 @@ class _Control(UIControl):
         self.view = view
         self.rows: list[tuple[int, str]] = []
         """What the last drawing showed, row by row (a click points at its block)."""
+        self.parsed: dict[str, Any] = {}
+        """The last drawing's rows as prompt-toolkit fragments: a key that moves the screen
+        parses only the rows that were not on it."""
 
     def create_content(self, width: int, height: int) -> UIContent:
         view = self.view
         view.width, view.height = width, height
         rows = self.rows = view.visible()
         marker = view.paint("accent", "▌ ")
-        fragments = [
-            ANSI((marker if index == view.selected else " " * GUTTER) + line).__pt_formatted_text__()
-            for index, line in rows
-        ]
+        parsed: dict[str, Any] = {}
+        fragments = []
+        for index, line in rows:
+            text = (marker if index == view.selected else " " * GUTTER) + line
+            found = parsed.get(text) or self.parsed.get(text)
+            if found is None:
+                found = ANSI(text).__pt_formatted_text__()
+            parsed[text] = found
+            fragments.append(found)
+        self.parsed = parsed
         return UIContent(get_line=lambda n: fragments[n] if n < len(fragments) else [], line_count=height)
 
     def mouse_handler(self, mouse_event: Any) -> Any:

@@ -83,7 +83,9 @@ class BridgeRuntime:
         # Node (22.1+) keeps the V8 code it compiled for the bridge, jiti and the extensions here
         # and reuses it at the next start (about a fifth of Node's start-up CPU); a user's own
         # setting wins, older Node ignores the variable.
-        env.setdefault("NODE_COMPILE_CACHE", os.path.join(paths.cache_dir(), "ts-bridge", "node-compile-cache"))
+        env.setdefault(
+            "NODE_COMPILE_CACHE", os.path.join(paths.cache_dir(), "ts-bridge", "node-compile-cache")
+        )
         env.setdefault("NODE_OPTIONS", "")
         argv = [
             node,

@@ -50,7 +50,9 @@ def _tool(name: str, description: str, params: dict[str, str]) -> dict[str, Any]
 TOOLS = {
     "echo": _tool("echo", "Repeat the text back, reversed.", {"text": "string"}),
     "big": _tool("big", "Return a long text of about size bytes.", {"size": "integer"}),
-    "grow": _tool("grow", "Add the tool fresh and withdraw big, then tell the client the tool list changed.", {}),
+    "grow": _tool(
+        "grow", "Add the tool fresh and withdraw big, then tell the client the tool list changed.", {}
+    ),
     "crash": _tool("crash", "Stop the server process at once.", {}),
 }
 FRESH = _tool("fresh", "A tool that exists only after grow (a changed tool list).", {"text": "string"})
@@ -62,7 +64,12 @@ RESOURCES = [
     {"description": "", "mimeType": "text/html;profile=mcp-app", "name": "app", "uri": "ui://app/main"},
 ]
 TEMPLATES = [
-    {"description": "A note by name", "mimeType": "text/plain", "name": "note", "uriTemplate": "notes://{name}"}
+    {
+        "description": "A note by name",
+        "mimeType": "text/plain",
+        "name": "note",
+        "uriTemplate": "notes://{name}",
+    }
 ]
 CONTENTS: dict[str, str | bytes] = {
     "docs://readme": "Read me: the answer is 42.",
@@ -78,7 +85,11 @@ def _write(message: dict[str, Any]) -> None:
 
 
 def _text_result(text: str) -> dict[str, Any]:
-    return {"content": [{"text": text, "type": "text"}], "isError": False, "structuredContent": {"result": text}}
+    return {
+        "content": [{"text": text, "type": "text"}],
+        "isError": False,
+        "structuredContent": {"result": text},
+    }
 
 
 def _error_result(text: str) -> dict[str, Any]:
@@ -160,7 +171,11 @@ def serve() -> None:
         try:
             _write({"id": ident, "result": handler(message.get("params") or {})})
         except LookupError as exc:
-            error = {"code": -32602, "message": f"Unknown resource: {exc.args[0]}", "data": {"uri": exc.args[0]}}
+            error = {
+                "code": -32602,
+                "message": f"Unknown resource: {exc.args[0]}",
+                "data": {"uri": exc.args[0]},
+            }
             _write({"id": ident, "error": error})
 
 

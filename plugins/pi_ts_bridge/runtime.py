@@ -183,8 +183,12 @@ class BridgeRuntime:
                 channel.close(kill_after=0.5)
 
     async def _check_alive(self, channel: Channel) -> None:
+        # A ping waits no longer than a hook may take (pluginHookTimeoutMs): a Node that cannot
+        # answer within the time a handler is allowed is stuck, and a shorter run than the ping's
+        # wait would end with the bridge never named
+        wait = min(PING_TIMEOUT_S, self.host.clock.limit_s or PING_TIMEOUT_S)
         try:
-            await asyncio.wait_for(channel.request({"t": "ping"}), PING_TIMEOUT_S)
+            await asyncio.wait_for(channel.request({"t": "ping"}), wait)
         except (TimeoutError, BridgeDead, RuntimeError):
             if not channel.dead:
                 channel.dead = "the TypeScript bridge stopped answering (a handler blocks Node's event loop) and was stopped"

@@ -1,10 +1,11 @@
-"""One connection to one MCP server, through the official ``mcp`` SDK (imported here only).
+"""One connection to one MCP server.
 
 A connection lives in its own task: it opens the transport (stdio or streamable HTTP), runs
 ``initialize`` and ``tools/list``, then waits until it is stopped or the server goes away. Tool
 calls come from other tasks through :meth:`Connection.call`, which waits for the connection.
-On POSIX a stdio server runs on pi-host's own transport (:mod:`pi_mcp.stdio`), spawned while the
-SDK imports; elsewhere on the SDK's ``stdio_client``.
+On POSIX a stdio server runs on pi-host's own transport (:mod:`pi_mcp.stdio`) and session
+(:mod:`pi_mcp.session`), without the official ``mcp`` SDK; streamable HTTP servers (and stdio
+elsewhere, on the SDK's ``stdio_client``) go through the SDK, imported here only.
 """
 
 from __future__ import annotations
@@ -230,16 +231,17 @@ class Connection:
         _current.set(self)
         assert self._stop is not None
         stop = self._stop
-        early = asyncio.ensure_future(self._spawn()) if self._spawns_here() else None
+        own = self._spawns_here()  # a stdio server on pi-host's own session: no SDK to import
+        early = asyncio.ensure_future(self._spawn()) if own else None
         self._handed = False
         was_connected = False
         try:
             try:
-                await load_sdk()
+                if not own:
+                    await load_sdk()
             finally:
                 if early is not None:  # a failed spawn raises here: the server's error
                     self._process = await early
-            from mcp.client.session import ClientSession
 
             with anyio.CancelScope() as scope:
                 self._scope = scope
@@ -261,12 +263,7 @@ class Connection:
 
                     async with anyio.create_task_group() as group:
                         group.start_soon(relay)
-                        async with ClientSession(
-                            relay_receive,
-                            write,
-                            read_timeout_seconds=self.config.timeout,
-                            message_handler=self._on_message,
-                        ) as session:
+                        async with self._session_over(relay_receive, write, own) as session:
                             await self._initialize(session)
                             self._session = session
                             self.state, was_connected = "connected", True
@@ -308,6 +305,18 @@ class Connection:
             self._ready.set()
             if self.state != self._notified and not self._keeping:
                 self._changed()
+
+    def _session_over(self, read: Any, write: Any, own: bool) -> Any:
+        """pi-host's own session for a stdio server it spawned, else the SDK's."""
+        if own:
+            from pi_mcp.session import StdioSession
+
+            return StdioSession(read, write, self.config.timeout, self._on_message)
+        from mcp.client.session import ClientSession
+
+        return ClientSession(
+            read, write, read_timeout_seconds=self.config.timeout, message_handler=self._on_message
+        )
 
     async def _initialize(self, session: Any) -> None:
         """``initialize`` and the tool list. The server's ``timeout`` counts from the start of the
@@ -425,7 +434,7 @@ class Connection:
                 return STOP_GRACE_S if self.state == "connected" else 0.0
 
             self._handed = True
-            async with stdio.open_streams(self._process, self._note_junk, grace) as streams:
+            async with stdio.open_streams(self._process, self._note_junk, grace, plain=True) as streams:
                 yield streams
             return
         import mcp.client.stdio as sdk_stdio
@@ -464,12 +473,7 @@ class Connection:
         cursor = None
         while True:
             with anyio.fail_after(self.config.timeout):
-                if cursor is None:
-                    page = await session.list_tools()
-                else:
-                    from mcp_types import PaginatedRequestParams
-
-                    page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor))
+                page = await _page(session, "list_tools", cursor)
             tools.extend(page.tools)
             cursor = getattr(page, "next_cursor", None)
             if not cursor:
@@ -508,11 +512,7 @@ class Connection:
             with anyio.fail_after(self.config.timeout):
                 if method == "read_resource":
                     return await session.read_resource(*args)
-                if args and args[0]:
-                    from mcp_types import PaginatedRequestParams
-
-                    return await getattr(session, method)(params=PaginatedRequestParams(cursor=args[0]))
-                return await getattr(session, method)()
+                return await _page(session, method, args[0] if args else None)
         except Exception:
             if self.auth is None or not self.auth.needs_sign_in:
                 raise
@@ -522,6 +522,19 @@ class Connection:
         self._changed()
         self._stopping = asyncio.ensure_future(self.stop_keep_state())
         raise RuntimeError(self.sign_in_hint())
+
+
+async def _page(session: Any, method: str, cursor: str | None) -> Any:
+    """One page of a list (``list_tools``, ``list_resources``...), in either session's terms."""
+    from pi_mcp.session import StdioSession
+
+    if isinstance(session, StdioSession):
+        return await getattr(session, method)(cursor)
+    if not cursor:
+        return await getattr(session, method)()
+    from mcp_types import PaginatedRequestParams
+
+    return await getattr(session, method)(params=PaginatedRequestParams(cursor=cursor))
 
 
 def _describe(exc: BaseException) -> str:

@@ -1,5 +1,6 @@
 """pi-host's own stdio transport for MCP servers (POSIX): the server process and the two message
-streams the SDK's ``ClientSession`` reads and writes.
+streams a session reads and writes (pi-host's own :mod:`pi_mcp.session`; the SDK's
+``ClientSession`` where a caller still wants it).
 
 pi-host used the SDK's ``stdio_client``; three things made it its own:
 
@@ -110,15 +111,27 @@ def kill_leftovers() -> None:
     _live.clear()
 
 
-def _parser(on_junk: Callable[[bytes, str], None]) -> Callable[[bytes], Any]:
-    from mcp_types import jsonrpc_message_adapter
+def _parser(on_junk: Callable[[bytes, str], None], plain: bool) -> Callable[[memoryview], Any]:
+    if plain:
+        from pi_mcp.session import is_jsonrpc
+
+        def validate(data: Any) -> Any:
+            if not is_jsonrpc(data):
+                raise ValueError("not a JSON-RPC 2.0 message")
+            return data
+
+    else:
+        from mcp_types import jsonrpc_message_adapter
+
+        def validate(data: Any) -> Any:
+            return jsonrpc_message_adapter.validate_python(data, by_name=False)
 
     def parse(line: memoryview) -> Any:
         """One line (a view into the read buffer: a 100 MB message is not copied to be parsed)."""
         if len(line) < 64 and not bytes(line).strip():
             return None
         try:
-            return jsonrpc_message_adapter.validate_python(orjson.loads(line), by_name=False)
+            return validate(orjson.loads(line))
         except ValueError as exc:  # orjson's and pydantic's errors are both ValueErrors
             on_junk(bytes(line[:81]).rstrip(b"\r"), " ".join(str(exc).split()))
             return None
@@ -128,14 +141,30 @@ def _parser(on_junk: Callable[[bytes, str], None]) -> Callable[[bytes], Any]:
 
 @contextlib.asynccontextmanager
 async def open_streams(
-    process: Any, on_junk: Callable[[bytes, str], None], grace: Callable[[], float]
+    process: Any, on_junk: Callable[[bytes, str], None], grace: Callable[[], float], *, plain: bool = False
 ) -> AsyncIterator[tuple[Any, Any]]:
-    """The ``(read, write)`` streams of a ``ClientSession`` over the process's stdout and stdin.
-    On leaving, the process is stopped (:func:`stop_process` with ``grace()`` seconds), shielded
-    from cancellation so a stop while the server is starting cannot leave it running."""
-    from mcp.shared.message import SessionMessage
+    """The ``(read, write)`` streams of a session over the process's stdout and stdin: JSON-RPC
+    messages as dicts for pi-host's own :class:`pi_mcp.session.StdioSession` (``plain``), else
+    the SDK's ``SessionMessage`` objects for its ``ClientSession``. On leaving, the process is
+    stopped (:func:`stop_process` with ``grace()`` seconds), shielded from cancellation so a
+    stop while the server is starting cannot leave it running."""
+    if plain:
 
-    parse = _parser(on_junk)
+        def wrap(message: Any) -> Any:
+            return message
+
+        def encode(item: Any) -> bytes:
+            return orjson.dumps(item) + b"\n"
+
+    else:
+        from mcp.shared.message import SessionMessage
+
+        wrap = SessionMessage
+
+        def encode(item: Any) -> bytes:
+            return item.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+
+    parse = _parser(on_junk, plain)
     read_send, read_receive = anyio.create_memory_object_stream[Any](0)
     write_send, write_receive = anyio.create_memory_object_stream[Any](0)
 
@@ -152,7 +181,7 @@ async def open_streams(
                         del buffer[: end + 1]
                         scanned = 0
                         if message is not None:
-                            await read_send.send(SessionMessage(message))
+                            await read_send.send(wrap(message))
                     scanned = len(buffer)
                     if scanned > MAX_MESSAGE_BYTES:
                         on_junk(bytes(buffer[:80]), f"a message over {MAX_MESSAGE_BYTES >> 20} MiB")
@@ -164,8 +193,7 @@ async def open_streams(
         try:
             async with write_receive:
                 async for item in write_receive:
-                    data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await process.stdin.send(data.encode() + b"\n")
+                    await process.stdin.send(encode(item))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             await read_send.aclose()  # the server stopped reading: the session sees the end
 

@@ -114,3 +114,24 @@ def test_openai_completions_run_loads_only_its_adapter(mode, isolated_environmen
         assert not [name for name in modules if name.startswith(prefixes)]
     ours = _ours(modules)
     assert len(ours) <= BUDGET["openai"], ours
+
+
+def test_a_stdio_mcp_server_is_used_without_importing_the_mcp_sdk(
+    isolated_environment, tmp_path, monkeypatch
+):
+    """The SDK costs about a second of CPU to import; a stdio server runs on pi-host's own
+    session (pi_mcp.session), so a run that calls its tool never loads it."""
+    from tests.e2e.mcp.helpers import TEST_STDIO, write_config
+
+    write_config(isolated_environment["agent"] / "mcp.json", {"docs": {**TEST_STDIO, "exposure": "direct"}})
+    script = [
+        {"toolCalls": [{"name": "mcp__docs__echo", "arguments": {"text": "abc"}}]},
+        {"text": "got: {{lastToolResult}}"},
+    ]
+    monkeypatch.setenv("PI_FAUX_SCRIPT", json.dumps(script))
+    modules, stdout = _run(
+        ["--model", "faux/faux-1", "--no-session", "-p", "echo"], tmp_path, isolated_environment["work"]
+    )
+    assert "got: cba" in stdout
+    assert "pi_mcp.session" in modules
+    assert not _tops(modules) & {"mcp", "mcp_types", "httpx2"}, sorted(_tops(modules) & {"mcp", "mcp_types"})

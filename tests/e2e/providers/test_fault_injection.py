@@ -43,7 +43,9 @@ from tests.support.providers.wire import (
 )
 
 PI = [sys.executable, "-m", "pi_host"]
-IDLE_MS = 300
+# A stall is a second without data: at 300 ms a run starved of CPU by the suite's other workers
+# timed out on its first answer, and the retry got the next step's reply.
+IDLE_MS = 1000
 SETTINGS = {"retry": {"maxRetries": 2, "baseDelayMs": 10}, "httpIdleTimeoutMs": IDLE_MS}
 SOURCES = ("env", "auth", "flag")
 

@@ -27,6 +27,7 @@ from prompt_toolkit.widgets import SearchToolbar
 from pi_host.lib.render import safe_for_terminal
 from pi_mode_interactive import bindings as keymap
 from pi_mode_interactive import completion_menu
+from pi_mode_interactive.escape_input import escape_at_once
 
 App = Any
 """The :class:`~pi_mode_interactive.app.InteractiveApp` this part of it is built for: named, not
@@ -140,6 +141,7 @@ def build_application(app: App) -> Application:
     # alone is dispatched at once; two Escapes are told apart by time in ``abort``.
     application.ttimeoutlen = 0.05
     application.timeoutlen = 0.0
+    escape_at_once(application.input)  # a read of one ESC byte is the Escape key: no 50 ms wait
     return application
 
 

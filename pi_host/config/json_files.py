@@ -37,13 +37,20 @@ def read_json_object(path: str) -> tuple[dict[str, Any], str | None]:
     return data, None
 
 
-STALE_LOCK_SECONDS = 10.0
+STALE_LOCK_SECONDS = 30.0
+"""A lock untouched this long belongs to a crashed writer. pi's own holders refresh theirs every
+15 s (its auth.json refresh lock: stale after 30 s), so a shorter limit could take over a lock pi
+still holds while it waits on a provider."""
+LOCK_REFRESH_SECONDS = 5.0
+"""While held, the lock's time is refreshed this often: a holder waiting on a slow OAuth refresh
+(up to 15 s) never looks stale, to pi-host nor to pi (whose plain writes take over after 10 s)."""
 
 
 @contextlib.contextmanager
-def file_lock(path: str, timeout: float = 10.0) -> Iterator[None]:
-    """Hold ``<path>.lock`` while changing ``path``; a lock older than
-    :data:`STALE_LOCK_SECONDS` belongs to a crashed writer and is taken over."""
+def file_lock(path: str, timeout: float = STALE_LOCK_SECONDS) -> Iterator[None]:
+    """Hold ``<path>.lock`` (a directory, as pi's proper-lockfile makes it) while changing
+    ``path``; a lock untouched for :data:`STALE_LOCK_SECONDS` belongs to a crashed writer and is
+    taken over. A holder keeps its lock fresh; a waiter gives up after ``timeout`` seconds."""
     lock_path = path + ".lock"
     os.makedirs(os.path.dirname(lock_path) or ".", exist_ok=True)
     deadline = time.monotonic() + timeout
@@ -66,11 +73,30 @@ def file_lock(path: str, timeout: float = 10.0) -> Iterator[None]:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"{path} is locked by another writer ({lock_path})") from None
             time.sleep(0.005)
+    released = _keep_fresh(lock_path)
     try:
         yield
     finally:
+        released.set()
         with contextlib.suppress(OSError):
             os.rmdir(lock_path)
+
+
+def _keep_fresh(lock_path: str) -> Any:
+    """Touch the held lock every :data:`LOCK_REFRESH_SECONDS` until the returned event is set
+    (a daemon thread: a hold is short, and the thread ends with it)."""
+    import threading
+
+    released = threading.Event()
+
+    def touch() -> None:
+        while not released.wait(LOCK_REFRESH_SECONDS):
+            with contextlib.suppress(OSError):
+                os.utime(lock_path)
+
+    with contextlib.suppress(RuntimeError):  # no new threads at interpreter shutdown
+        threading.Thread(target=touch, name="pi-lock-refresh", daemon=True).start()
+    return released
 
 
 def write_json_atomic(path: str, data: Any, mode: int | None = None) -> None:

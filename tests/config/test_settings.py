@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 
 import pytest
 
@@ -249,3 +250,29 @@ def test_project_session_dir_is_read_without_trust(isolated_environment):
     assert st.project_session_dir(str(work)) == str(work / ".pi" / "sessions")
     merged, _ = st.load_settings(str(work), project_trusted=False)
     assert "sessionDir" not in merged
+
+
+def test_a_lock_pi_may_still_hold_is_not_taken_over_and_a_held_lock_stays_fresh(tmp_path, monkeypatch):
+    """pi refreshes a held auth.json lock every 15 s (stale after 30 s): a lock 20 s old may be a
+    live pi waiting on a provider, so it is waited for, not taken; a lock pi-host holds is touched
+    while held, so nobody takes it over during a slow OAuth refresh."""
+    path = tmp_path / "auth.json"
+    lock = tmp_path / "auth.json.lock"
+    lock.mkdir()
+    twenty = time.time() - 20
+    os.utime(lock, (twenty, twenty))
+    with pytest.raises(TimeoutError):
+        with json_files.file_lock(str(path), timeout=0.05):
+            pass
+    assert lock.exists()
+    lock.rmdir()
+
+    monkeypatch.setattr(json_files, "LOCK_REFRESH_SECONDS", 0.02)
+    with json_files.file_lock(str(path)):
+        old = time.time() - 100
+        os.utime(lock, (old, old))
+        deadline = time.monotonic() + 5
+        while os.stat(lock).st_mtime < time.time() - 50 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert os.stat(lock).st_mtime > time.time() - 50  # touched again while held
+    assert not lock.exists()

@@ -47,7 +47,7 @@ LOCK_REFRESH_SECONDS = 5.0
 
 
 @contextlib.contextmanager
-def file_lock(path: str, timeout: float = STALE_LOCK_SECONDS) -> Iterator[None]:
+def file_lock(path: str, timeout: float = STALE_LOCK_SECONDS + 5) -> Iterator[None]:
     """Hold ``<path>.lock`` (a directory, as pi's proper-lockfile makes it) while changing
     ``path``; a lock untouched for :data:`STALE_LOCK_SECONDS` belongs to a crashed writer and is
     taken over. A holder keeps its lock fresh; a waiter gives up after ``timeout`` seconds."""

@@ -2,11 +2,12 @@
 
 A provider whose ``ProviderInfo.personalize`` is set (OpenRouter: ``GET /models/user``) has its
 model list narrowed to what the key may use, with the key's limits and prices. The fetch happens
-only on an explicit refresh — ``pi update models``, or after ``pi auth login <provider>`` — and
+on ``pi update models``, after ``pi auth login <provider>``, and in the background when the
+interactive mode starts (unless ``PI_OFFLINE`` is set; 15 s at most, failures silent, as pi), and
 its result is stored next to models.json (``<agent dir>/models-store.json``) as
 ``{"<provider>": {"models": [...], "checkedAt": <ms>}}``, pi's file and shape, so pi and pi-host
-share it. Every other run, print and offline runs included, reads the stored list and makes no
-request; without one the built-in catalog applies.
+share it. Every other run (print, JSON and RPC runs, offline ones) reads the stored list and makes
+no request; without one the built-in catalog applies.
 """
 
 from __future__ import annotations
@@ -61,6 +62,23 @@ def refresh(registry: Any, providers: list[str] | None = None) -> dict[str, str]
     """Fetch and store the list of every personalized provider (or those named) that has a
     credential; returns ``{provider: error text}`` for the ones that failed. A provider without
     a credential is left as it is."""
+    errors = store_lists(registry, providers)
+    registry.reload()
+    return errors
+
+
+def refreshable(registry: Any) -> list[str]:
+    """The personalized providers that have a credential: what a refresh would fetch."""
+    return [
+        info.id
+        for info in registry.providers.values()
+        if info.personalize is not None and registry.has_auth(info.id)
+    ]
+
+
+def store_lists(registry: Any, providers: list[str] | None = None) -> dict[str, str]:
+    """The fetching and storing of :func:`refresh`, without the catalog's reload (which the
+    caller does: the interactive mode fetches in a thread and reloads on its loop)."""
     errors: dict[str, str] = {}
     path = store_path(registry.models_json_path)
     for info in list(registry.providers.values()):
@@ -80,7 +98,6 @@ def refresh(registry: Any, providers: list[str] | None = None) -> dict[str, str]
         update_json_file(
             path, lambda data, entry=entry, pid=info.id: data.__setitem__(pid, entry), mode=0o600
         )
-    registry.reload()
     return errors
 
 

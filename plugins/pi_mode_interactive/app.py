@@ -24,7 +24,7 @@ from pi_host.lib.render import (
     safe_for_terminal,
 )
 from pi_mode_interactive import bindings as keymap
-from pi_mode_interactive import session_events, startup_header, theming
+from pi_mode_interactive import catalog_refresh, session_events, startup_header, theming
 from pi_mode_interactive.ctx_ui import InteractiveUI
 from pi_mode_interactive.dialogs import Dialog
 from pi_mode_interactive.feed import SessionFeed
@@ -131,6 +131,7 @@ class InteractiveApp:
         self.spawn(self.load_context_commands())
         self.spawn(self._refresher())
         self.spawn(self._spinner())
+        self.spawn(catalog_refresh.refresh_in_background(self))  # pi's start-up catalog refresh
         # The @-mention file index walks the project in a thread: after the first frame, so the
         # editor does not wait for it.
         asyncio.get_running_loop().call_later(0.3, self.parts.completer.start)

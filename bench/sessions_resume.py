@@ -107,7 +107,7 @@ def main() -> int:
             size = os.path.getsize(source) / 2**20
             print(f"session: {args.entries} entries, {size:.1f} MiB, pi 1.6.0 format with compactions")
             print(f"{os.cpu_count()} CPUs; median of {args.runs} interleaved runs")
-            case = resume_case(source)
+            case = resume_case(source, label=f"{args.entries // 1000}k entries, {args.mib:g} MiB")
             failed = report(comparison.compare([case], args.runs), [case], args.runs)
             times = store_only(source, args.runs)
             parts = ", ".join(

@@ -44,9 +44,9 @@ def model_args(model: tuple[str, str]) -> list[str]:
     return ["--model", f"{model[0]}/{model[1]}"]
 
 
-def resume_case(source: str, target: float = 0.5) -> Case:
+def resume_case(source: str, target: float = 0.5, label: str = "20k entries, 50 MiB") -> Case:
     return Case(
-        "--session BIG -p hi (20k entries, 50 MiB)",
+        f"--session BIG -p hi ({label})",
         lambda f: [*model_args(OPENAI), "--session", f, "-p", "hi"],
         target,
         prepare=lambda f: shutil.copyfile(source, f),

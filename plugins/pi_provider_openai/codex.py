@@ -43,7 +43,8 @@ def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any]
         raise ValueError("Failed to extract accountId from token: log in with `pi auth login openai-codex`")
     flags = dict(model.compat or {})
     messages = transform(model, context.messages)
-    body = build_body(model, messages, context.tools, options, flags, output_cap(model, messages, options))
+    cap = output_cap(model, messages, options)
+    body = build_body(model, messages, context.tools, options, flags, cap, off_as_update=True)
     body.pop("prompt_cache_retention", None)  # the Codex backend keeps its own cache
     body["text"] = {"verbosity": "low"}
     body["include"] = ["reasoning.encrypted_content"]

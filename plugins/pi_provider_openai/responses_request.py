@@ -176,16 +176,24 @@ def declares_tools_in_input(compat: dict[str, Any]) -> bool:
     return bool(compat.get("supportsMidConvoSystemMessages")) and bool(compat.get("supportsAdditionalTools"))
 
 
-def configuration_effort(model: Any, options: Any, compat: dict[str, Any], level: str) -> str | None:
+def configuration_effort(
+    model: Any, options: Any, compat: dict[str, Any], level: str, off_too: bool = False
+) -> str | None:
     """The effort ``configuration_update`` items carry for this reply, or None when the effort
     goes in ``reasoning.effort`` (no flag, thinking off, or Sign in with ChatGPT on ``openai``,
-    whose backend refuses the items)."""
-    if not compat.get("supportsMidConvoEffort") or level == "off":
+    whose backend refuses the items). ``off_too`` (the Codex API): thinking off is an update too,
+    to the model's own ``off`` value or ``none`` (none at all when its map sets ``off`` to null),
+    so switching thinking off keeps the prompt cache, as pi sends it."""
+    if not compat.get("supportsMidConvoEffort") or (level == "off" and not off_too):
         return None
     key = options.api_key or ""
     if model.provider == "openai" and model.base_url == OPENAI_BASE_URL and key and not key.startswith("sk-"):
         return None
-    mapped = (getattr(model, "thinking_level_map", None) or {}).get(level)
+    levels = getattr(model, "thinking_level_map", None) or {}
+    if level == "off":
+        off = levels.get("off", "none")
+        return off if isinstance(off, str) else None
+    mapped = levels.get(level)
     return mapped if isinstance(mapped, str) else level
 
 
@@ -292,15 +300,16 @@ def build_body(
     max_tokens: int,
     tool_options: dict[str, Any] | None = None,
     effort_updates: bool = True,
+    off_as_update: bool = False,
 ) -> dict[str, Any]:
     """The request body. ``tool_options``: :func:`convert_tools`'s strict settings (the API's
     default when None); ``effort_updates``: whether the API takes ``configuration_update`` items
-    (Azure's does not)."""
+    (Azure's does not); ``off_as_update``: thinking off goes in them too (the Codex API)."""
     level = thinking.clamp_level(model, options.thinking_level)
     tool_options = tool_options or {"supports_strict": bool(compat.get("supportsStrictMode", False))}
     effort = None
     if model.reasoning and effort_updates:
-        effort = configuration_effort(model, options, compat, level)
+        effort = configuration_effort(model, options, compat, level, off_too=off_as_update)
     body: dict[str, Any] = {
         "model": model.id,
         "input": convert_input(model, messages, compat, tools, effort, tool_options),
@@ -322,6 +331,12 @@ def build_body(
             value = REQUEST_EFFORT_WITH_UPDATES if effort is not None else thinking.mapped_value(model, level)
             body["reasoning"] = {"effort": value, "summary": "auto"}
             body["include"] = ["reasoning.encrypted_content"]
+        elif off_as_update:  # the Codex API: off is the effort "none" (or the model's own value)
+            off = (getattr(model, "thinking_level_map", None) or {}).get("off", "none")
+            if effort is not None:  # carried by the update item
+                body["reasoning"] = {"effort": REQUEST_EFFORT_WITH_UPDATES, "summary": "auto"}
+            elif isinstance(off, str):  # a map that sets off to null: no reasoning field at all
+                body["reasoning"] = {"effort": off, "summary": "auto"}
         else:
             body["reasoning"] = {"effort": thinking.mapped_value(model, "off") or "none"}
     return add_sampling_params(body, model, level)

@@ -29,6 +29,7 @@ from pi_mode_interactive.ctx_ui import InteractiveUI
 from pi_mode_interactive.dialogs import Dialog
 from pi_mode_interactive.feed import SessionFeed
 from pi_mode_interactive.footer import SessionTotals
+from pi_mode_interactive.raw_printing import RawPrinting
 from pi_mode_interactive.screen import build_application
 from pi_mode_interactive.slash import UnknownGuard
 from pi_mode_interactive.transcript import Item, Renderers, Transcript
@@ -101,6 +102,7 @@ class InteractiveApp:
         self._unsubscribe = self.session.subscribe(self._on_event)
         self.editor = self._make_editor()
         self.app = self._make_application()
+        self.raw_printing = RawPrinting(self.app.input)
         ui.attach(self)
 
     # --- building --------------------------------------------------------------------------------
@@ -263,7 +265,8 @@ class InteractiveApp:
 
     async def _print_above(self, text: str) -> None:
         if self.app.is_running:
-            await run_in_terminal(lambda: self._write(text), in_executor=False)
+            with self.raw_printing.printing():  # keys typed meanwhile: raw, unechoed (raw_printing.py)
+                await run_in_terminal(lambda: self._write(text), in_executor=False)
         else:
             self._write(text)
 

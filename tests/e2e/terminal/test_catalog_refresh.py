@@ -46,9 +46,19 @@ def test_start_refreshes_the_per_key_list_and_the_picker_offers_it(world):
             request = openrouter.last
             assert (request.method, request.path) == ("GET", "/api/v1/models/user")
             assert request.headers["authorization"] == f"Bearer {KEY}"
-            term.send("/model kimi")
-            term.press("Enter")
-            screen = term.wait_for("kimi-k2.7-code")
+            # the catalog is reloaded on the event loop once the thread that wrote the file is
+            # done: a picker opened in between still shows the built-in list, so look again
+            for _attempt in range(5):
+                term.send("/model kimi")
+                term.press("Enter")
+                try:
+                    screen = term.wait_for("kimi-k2.7-code", timeout=3, scrollback=False)
+                    break
+                except AssertionError:
+                    term.press("Escape")
+                    time.sleep(0.3)
+            else:
+                raise AssertionError("the picker never offered the refreshed model")
             assert "openrouter" in screen
             term.press("Escape")
             term.press("C-d")

@@ -300,6 +300,10 @@ def run_task(
         if proc is not None and proc.poll() is None:
             _terminate(proc)
     exit_code = proc.returncode if proc is not None else None
+    if stopped == "cancelled" and exit_code == 0 and "stop_batch" not in record:
+        # the run had ended on its own when the cancel came (a stopped pi exits 130/143): its
+        # result stands, and --resume does not run it again
+        stopped = None
     if stopped is None and exit_code not in (0, None) and _out_of_space(paths.events):
         # pi itself could not save (its session is under --out): stop as for the batch's own files
         stopped = "cancelled"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 from pi_host.lib.render.themes import load_theme
 from tests.support.interactive import requires_tmux, terminal_pi, user_texts
@@ -41,6 +42,19 @@ def _row(screen: str, prefix: str) -> str:
     return next(line for line in screen.splitlines() if SGR.sub("", line).startswith(prefix))
 
 
+def _coloured_menu(term) -> str:
+    """The screen with its colours once the menu is on it (a redraw of the menu, when the
+    templates finish loading in the background, may fall between two captures)."""
+    deadline = time.monotonic() + 10
+    while True:
+        coloured = term.screen(ansi=True)
+        if any(SGR.sub("", line).startswith("→ ") for line in coloured.splitlines()):
+            return coloured
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no chosen menu row on the screen:\n{coloured}")
+        time.sleep(0.05)
+
+
 def test_the_menus_sit_under_the_editor_above_the_footer_in_the_themes_colours(world):
     settings = {"compaction": {"enabled": False}, "theme": "light"}
     (world["agent"] / "settings.json").write_text(json.dumps(settings))
@@ -64,7 +78,7 @@ def test_the_menus_sit_under_the_editor_above_the_footer_in_the_themes_colours(w
             assert lines[footer - 1].strip() and "(1/" not in lines[footer - 1], screen  # the cwd line
             assert lines[menu[0]].startswith("→ quit"), screen  # bare names, the first one chosen
 
-            coloured = term.screen(ansi=True)
+            coloured = _coloured_menu(term)
             assert "48;5" not in "".join(coloured.splitlines()[menu[0] : footer]), coloured  # no grey boxes
             chosen = _row(coloured, "→ ")
             assert SGR.match(chosen)[1] == accent, repr(chosen)  # the whole chosen row in the accent

@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 
 from tests.support.loopback import LoopbackServer, Reply, write_models_json  # noqa: E402
 from tests.support.pi_node import find_pi  # noqa: E402
-from tests.support.terminal import Terminal  # noqa: E402
+from tests.support.terminal import Terminal, pi_env  # noqa: E402
 
 WIDTH, HEIGHT = 100, 30
 READY = {"pi-host": "transcript end", "pi": "────"}
@@ -100,15 +100,7 @@ def one_run(side: str, argv: list[str], session: str, keys: int, results: dict[s
     # one long answer, a word every 10 ms: it outlasts the key presses timed while it streams
     server = LoopbackServer([Reply.slow(6000, delay=0.01)]).start()
     write_models_json(agent, server.url)
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": home,
-        "LANG": "C.UTF-8",
-        "PI_CODING_AGENT_DIR": agent,
-        "PI_TELEMETRY": "0",
-        "PI_SKIP_VERSION_CHECK": "1",
-        "PI_OFFLINE": "1",
-    }
+    env = pi_env(home, agent, PI_SKIP_VERSION_CHECK="1", PI_OFFLINE="1")
     term = None
     try:
         start = time.perf_counter()

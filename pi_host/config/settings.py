@@ -252,7 +252,9 @@ def get_or_default(settings: dict[str, Any], dotted: str) -> Any:
 # --- writing ---------------------------------------------------------------------------------
 
 
-def _set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
+def set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
+    """Set (or, with :data:`DELETE`, remove) a dotted key in a settings dict, making the objects on
+    its way (the writing counterpart of :func:`get`)."""
     parts = dotted.split(".")
     node = data
     for part in parts[:-1]:
@@ -277,7 +279,7 @@ def update_settings_file(path: str, changes: dict[str, Any]) -> dict[str, Any]:
 
     def change(data: dict[str, Any]) -> None:
         for dotted, value in changes.items():
-            _set_dotted(data, dotted, value)
+            set_dotted(data, dotted, value)
 
     return update_json_file(path, change)
 

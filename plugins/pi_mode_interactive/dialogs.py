@@ -96,14 +96,18 @@ class SelectDialog(Dialog):
     ``(value, label, meta)`` items of the model and level pickers, or ``ctx.ui.select``'s options."""
 
     def __init__(self, title: str, options: list[Any], initial: Any = None) -> None:
-        from pi_mode_interactive.editor.picker import Picker
-
         super().__init__(title)
         items = [option if isinstance(option, tuple) else (option, option, "") for option in options]
-        self.picker = Picker(title, items, on_done=self.finish, initial=initial)
+        self.picker = self.make_picker(title, items, initial)
         # keys a caller adds to ``self.keys`` (the model picker's Ctrl+S) work inside the picker too
         container = self.picker.container
         container.key_bindings = merge_key_bindings([container.key_bindings, self.keys])
+
+    def make_picker(self, title: str, items: list[tuple[Any, str, str]], initial: Any) -> Any:
+        """The picker the dialog shows (a subclass may bring its own kind)."""
+        from pi_mode_interactive.editor.picker import Picker
+
+        return Picker(title, items, on_done=self.finish, initial=initial)
 
     @property
     def container(self) -> Any:

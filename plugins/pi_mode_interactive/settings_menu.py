@@ -38,17 +38,6 @@ WARNINGS = (
 )
 
 
-def _set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
-    parts = dotted.split(".")
-    node = data
-    for part in parts[:-1]:
-        child = node.get(part)
-        if not isinstance(child, dict):
-            child = node[part] = {}
-        node = child
-    node[parts[-1]] = value
-
-
 class SettingsState:
     """The settings as the list shows them, and the changes saved during this ``/settings``."""
 
@@ -106,14 +95,14 @@ class SettingsState:
         except (OSError, ValueError) as exc:
             self.ui.notice(f"Could not save settings: {exc}", "error")
             return False
-        from pi_host.config.settings import DELETE
+        from pi_host.config.settings import DELETE, set_dotted
 
         for key, value in changes.items():
             if value is DELETE:
                 self.settings.pop(key, None)  # only whole top-level keys are deleted here
                 value = None
             else:
-                _set_dotted(self.settings, key, value)  # this run follows it where settings are read live
+                set_dotted(self.settings, key, value)  # this run follows it where settings are read live
             self.saved[key] = value
         apply_now(self.ui, changes)
         return True

@@ -17,7 +17,7 @@ from prompt_toolkit.key_binding import merge_key_bindings
 from prompt_toolkit.layout import FormattedTextControl, HSplit, Window
 from prompt_toolkit.layout.dimension import Dimension
 
-from pi_mode_interactive.dialogs import Dialog
+from pi_mode_interactive.dialogs import Dialog, SelectDialog
 from pi_mode_interactive.editor.picker import Picker
 
 SETTINGS_HINT = "Type to search · Enter/Space to change · Esc to close"
@@ -147,7 +147,7 @@ class SettingsDialog(Dialog):
         return self.picker.input_window
 
 
-class PreviewDialog(Dialog):
+class PreviewDialog(SelectDialog):
     """A choice whose highlighted row is reported as the user moves (``on_highlight``); Enter
     answers the value, Escape answers None."""
 
@@ -158,16 +158,10 @@ class PreviewDialog(Dialog):
         on_highlight: Callable[[Any], None],
         initial: Any = None,
     ) -> None:
-        super().__init__(title)
-        self.picker = HighlightPicker(title, items, on_done=self.finish, initial=initial)
-        self.picker.on_highlight = on_highlight
-        container = self.picker.container
-        container.key_bindings = merge_key_bindings([container.key_bindings, self.keys])
+        self._on_highlight = on_highlight
+        super().__init__(title, items, initial)
 
-    @property
-    def container(self) -> Any:
-        return self.picker.container
-
-    @property
-    def focus(self) -> Any:
-        return self.picker.input_window
+    def make_picker(self, title: str, items: list[tuple[Any, str, str]], initial: Any) -> Any:
+        picker = HighlightPicker(title, items, on_done=self.finish, initial=initial)
+        picker.on_highlight = self._on_highlight
+        return picker

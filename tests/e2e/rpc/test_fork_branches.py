@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.interactive import user_texts
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.rpc import PI, World, node_pi_client, pi_host_client
 from tests.support.session_files import assistant, entry, header, user, write_jsonl
@@ -54,15 +55,6 @@ def branched_session(world: World) -> Path:
     )
 
 
-def _user_texts(body: dict) -> list[str]:
-    out = []
-    for message in body["messages"]:
-        if message["role"] == "user":
-            content = message["content"]
-            out.append(content if isinstance(content, str) else "".join(p.get("text", "") for p in content))
-    return out
-
-
 @pytest.mark.parametrize("program", ["pi-host", "pi-1.6.0"])
 def test_fork_messages_cover_every_branch_and_fork_revives_the_abandoned_one(tmp_path, program):
     if program == "pi-1.6.0" and PI is None:
@@ -89,7 +81,7 @@ def test_fork_messages_cover_every_branch_and_fork_revives_the_abandoned_one(tmp
             assert forked != str(path)
             assert client.get_fork_messages() == {"messages": [{"entryId": "u1", "text": "first question"}]}
             client.prompt_and_wait("abandoned branch question, revived", timeout=30)
-            assert _user_texts(server.requests[0]) == ["first question", "abandoned branch question, revived"]
+            assert user_texts(server.requests[0]) == ["first question", "abandoned branch question, revived"]
             assert [m["text"] for m in client.get_fork_messages()["messages"]] == [
                 "first question",
                 "abandoned branch question, revived",

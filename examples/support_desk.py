@@ -31,6 +31,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from pi_host.agent import Agent, JsonlStore, PiModel, define_tool, now_ms
+from pi_host.agent import Field as RecordField
 from pi_host.ai import Models, ProviderInfo, builtin_models
 
 ORDERS = {
@@ -45,7 +46,7 @@ class StaffNote(PiModel):
     role: Literal["staffNote"] = "staffNote"
     text: str
     author: str = "staff"
-    timestamp: int = Field(default_factory=now_ms)
+    timestamp: int = RecordField(default_factory=now_ms)
 
 
 def convert_to_llm(messages: list[Any]) -> list[Any]:

@@ -52,6 +52,7 @@ _EXPORTS = {
     "convert_to_llm": "pi_host.loop.convert",
     "CustomMessage": "pi_host.protocol.messages",
     "PiModel": "pi_host.protocol.messages",
+    "Field": "pi_host._record",
     "now_ms": "pi_host.protocol.messages",
     "UserMessage": "pi_host.protocol.messages",
     "AbortSignal": "pi_host.protocol.abort",

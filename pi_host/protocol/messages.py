@@ -1,17 +1,17 @@
 """Messages and content blocks (reference §1).
 
-Python attributes are snake_case; JSON uses pi's camelCase names through aliases. Unknown fields
-are kept (``extra="allow"``) so a message written by a newer pi survives a round trip, and unknown
-roles load as :class:`UnknownMessage` instead of failing.
+Python attributes are snake_case; JSON uses pi's camelCase names. Unknown fields are kept so a
+message written by a newer pi survives a round trip, and unknown roles load as
+:class:`UnknownMessage` instead of failing. The classes are plain records
+(:mod:`pi_host._record`), not pydantic models: they are built on every start and delta.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter
-from pydantic.alias_generators import to_camel
+from pi_host._record import Field, Record, RecordError, _Fail
 
 Number = int | float
 """JSON numbers keep their int/float form so ``0`` written by pi is written back as ``0``."""
@@ -25,23 +25,11 @@ def now_ms() -> int:
 
 
 def empty_list() -> list[Any]:
-    return []  # not ``list``: pydantic reads factories' signatures; a builtin's costs ~4 ms a run
+    return []
 
 
-class PiModel(BaseModel):
-    """Base of every protocol model: camelCase JSON, unknown fields preserved, None omitted."""
-
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="allow",
-        ser_json_inf_nan="constants",
-        defer_build=True,
-    )
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON-ready dict pi would write (absent optional fields are left out)."""
-        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+class PiModel(Record):
+    """Base of every protocol class: camelCase JSON, unknown fields preserved, None omitted."""
 
     # Read like pi's plain objects: ``message["stopReason"]``, ``message["content"][0]["text"]``,
     # ``message.get("errorMessage")``; code ported from pi's TypeScript keeps its field names.
@@ -54,31 +42,15 @@ class PiModel(BaseModel):
     def get(self, key: str, default: Any = None) -> Any:
         """The field pi's JSON calls ``key`` (snake_case names work too); ``default`` when it is
         absent, as for a key pi leaves out."""
-        name = _field_names(type(self)).get(key)
-        if name is not None:
-            value = getattr(self, name)
-            return default if value is None else value
-        extra = self.__pydantic_extra__
-        return extra.get(key, default) if extra else default
+        name = type(self).field_names.get(key, key)
+        value = self.__dict__.get(name, default) if name[:1] != "_" else default
+        return default if value is None else value
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self.get(key, _ABSENT) is not _ABSENT
 
 
 _ABSENT = object()
-_FIELD_NAMES: dict[type, dict[str, str]] = {}
-
-
-def _field_names(cls: type[PiModel]) -> dict[str, str]:
-    """``{json name or attribute name: attribute name}`` of a model class (built once)."""
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = {}
-        for name, info in cls.model_fields.items():
-            names[name] = name
-            names[info.alias or to_camel(name)] = name
-        _FIELD_NAMES[cls] = names
-    return names
 
 
 # --- content blocks -------------------------------------------------------------------------
@@ -115,8 +87,9 @@ class ToolCall(PiModel):
     """Set when the streamed argument text was not a JSON object (reference §2.3)."""
 
 
-Content = Annotated[TextContent | ThinkingContent | ImageContent | ToolCall, Field(discriminator="type")]
-UserContent = Annotated[TextContent | ImageContent, Field(discriminator="type")]
+Content = TextContent | ThinkingContent | ImageContent | ToolCall
+"""A block of an assistant message, chosen by ``type``."""
+UserContent = TextContent | ImageContent
 
 
 # --- usage ------------------------------------------------------------------------------------
@@ -271,59 +244,56 @@ class UnknownMessage(PiModel):
     timestamp: Number = 0
 
 
-_KNOWN_ROLES = frozenset(
-    {
-        "system",
-        "user",
-        "assistant",
-        "toolResult",
-        "bashExecution",
-        "custom",
-        "branchSummary",
-        "compactionSummary",
-    }
-)
 _LEGACY_ROLES = {"hookMessage": "custom"}  # v2 session files (reference §6.9)
 
+_BY_ROLE: dict[str, type[PiModel]] = {
+    "system": SystemMessage,
+    "user": UserMessage,
+    "assistant": AssistantMessage,
+    "toolResult": ToolResultMessage,
+    "bashExecution": BashExecutionMessage,
+    "custom": CustomMessage,
+    "branchSummary": BranchSummaryMessage,
+    "compactionSummary": CompactionSummaryMessage,
+}
 
-def _role_tag(value: Any) -> str:
-    role = value.get("role") if isinstance(value, dict) else getattr(value, "role", None)
-    return role if role in _KNOWN_ROLES else "unknown"
-
-
-Message = Annotated[
-    Annotated[SystemMessage, Tag("system")]
-    | Annotated[UserMessage, Tag("user")]
-    | Annotated[AssistantMessage, Tag("assistant")]
-    | Annotated[ToolResultMessage, Tag("toolResult")]
-    | Annotated[BashExecutionMessage, Tag("bashExecution")]
-    | Annotated[CustomMessage, Tag("custom")]
-    | Annotated[BranchSummaryMessage, Tag("branchSummary")]
-    | Annotated[CompactionSummaryMessage, Tag("compactionSummary")]
-    | Annotated[UnknownMessage, Tag("unknown")],
-    Discriminator(_role_tag),
-]
+Message = (
+    SystemMessage
+    | UserMessage
+    | AssistantMessage
+    | ToolResultMessage
+    | BashExecutionMessage
+    | CustomMessage
+    | BranchSummaryMessage
+    | CompactionSummaryMessage
+    | UnknownMessage
+)
 """Any message of the transcript, chosen by ``role``."""
 
-_adapter: TypeAdapter[Any] | None = None
 
+def parse_message(data: dict[str, Any], strict: bool = False) -> Any:
+    """Build the typed message for a JSON dict (legacy roles renamed, null content normalised).
 
-def message_adapter() -> TypeAdapter[Any]:
-    """The pydantic adapter for any message (built on first use; shared: it costs ~50 ms)."""
-    global _adapter
-    if _adapter is None:
-        _adapter = TypeAdapter(Message)
-    return _adapter
-
-
-def parse_message(data: dict[str, Any]) -> Any:
-    """Build the typed message for a JSON dict (legacy roles renamed, null content normalised)."""
+    ``strict`` takes exactly the JSON types (stored sessions); otherwise numbers written as text
+    and the like are converted. Raises :class:`~pi_host._record.RecordError`.
+    """
+    if isinstance(data, PiModel):
+        return data
+    if not isinstance(data, dict):
+        raise RecordError(
+            "Message", [{"loc": (), "type": "model_type", "msg": "Input should be an object", "input": data}]
+        )
     role = data.get("role")
     if role in _LEGACY_ROLES:
         data = {**data, "role": _LEGACY_ROLES[role]}
+        role = data["role"]
     if data.get("content", ...) is None:
-        data = {**data, "content": "" if data.get("role") in ("user", "system", "custom") else []}
-    return message_adapter().validate_python(data)
+        data = {**data, "content": "" if role in ("user", "system", "custom") else []}
+    cls = _BY_ROLE.get(role, UnknownMessage) if isinstance(role, str) else UnknownMessage
+    try:
+        return cls._from_dict(data, strict)
+    except _Fail as failed:
+        raise RecordError(cls.__name__, failed.problems) from None
 
 
 def parse_messages(items: list[dict[str, Any]]) -> list[Any]:

@@ -6,8 +6,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from pydantic import Field
-
+from pi_host._record import Field
 from pi_host.protocol.abort import AbortSignal
 from pi_host.protocol.messages import Number, PiModel, ToolDecl
 

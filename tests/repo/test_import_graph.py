@@ -34,10 +34,11 @@ LAYERS = [
     ("runtime", ("pi_host.runtime",)),
     ("entry", ("pi_host.cli", "pi_host.sdk", "pi_host.__main__", "pi_host.rpc")),
 ]
-FACADE = {"pi_host", "pi_host._aliases", "pi_host._exports", "pi_host._version"}
+FACADE = {"pi_host", "pi_host._aliases", "pi_host._exports", "pi_host._version", "pi_host._record"}
 """The package root lazily re-exports the public API; internal modules import real modules."""
-SHARED_BY_ALL = {"pi_host._version", "pi_host._exports"}
-"""Root modules any layer may import (the version, the lazy re-export helper)."""
+SHARED_BY_ALL = {"pi_host._version", "pi_host._exports", "pi_host._record"}
+"""Root modules any layer may import (the version, the lazy re-export helper, the plain-record
+base that stands in for pydantic on the hot path: a library, not kernel logic)."""
 KERNEL = ("protocol", "loop", "plugins", "session")
 KERNEL_BUDGET = ROOT.parent / "tests" / "repo" / "kernel_budget.json"
 """The kernel's measured size (lines of code, and all lines): it may not grow, and a shrink must

@@ -161,27 +161,17 @@ def field_problem(entry: dict[str, Any]) -> str | None:
 
 # --- messages: the protocol models, strictly -----------------------------------------------------
 
-_adapter: Any = None
-
 
 def _strict_parse(data: dict[str, Any]) -> Any:
     """``parse_message`` with strict types: nothing is coerced, so the stored dict already holds
-    what the model holds. The legacy role and null content are normalised first, as
-    ``parse_message`` does (a strict mode there would make this a one-liner)."""
-    global _adapter
-    if _adapter is None:
-        from pi_host.protocol.messages import message_adapter
+    what the message holds (the legacy role and null content are normalised there first)."""
+    from pi_host.protocol.messages import parse_message
 
-        _adapter = message_adapter()  # the one parse_message uses: building it costs ~50 ms
-    if data.get("role") == "hookMessage":
-        data = {**data, "role": "custom"}
-    if data.get("content", ...) is None:
-        data = {**data, "content": "" if data.get("role") in ("user", "system", "custom") else []}
-    return _adapter.validate_python(data, strict=True)
+    return parse_message(data, strict=True)
 
 
 def _error_path(data: Any, loc: tuple[Any, ...], missing: bool) -> list[str]:
-    """The JSON path of a pydantic error location: its parts that are real keys and indexes of
+    """The JSON path of an error location: its parts that are real keys and indexes of
     ``data`` (union and tag labels such as ``str`` or ``assistant`` are dropped)."""
     parts: list[str] = []
     node = data
@@ -239,7 +229,7 @@ def project_strictly(entry: Entry) -> tuple[list[Any], str | None]:
     for prefix, data in projected_data(entry):
         try:
             models.append(_strict_parse(data))
-        except Exception as exc:  # pydantic's ValidationError, or anything a model raises
+        except Exception as exc:  # RecordError, or anything a message class raises
             return [], message_problem(prefix, data, exc)
     return models, None
 

@@ -1,6 +1,6 @@
 """The public libraries stay light in a fresh interpreter: ``import pi_host.ai`` /
-``pi_host.agent`` load no pydantic (names load on first use), and using them loads no CLI,
-session, plugin machinery or terminal code (figures: docs/performance.md)."""
+``pi_host.agent`` load nothing heavy (names load on first use), and using them loads no pydantic
+(the protocol's classes are plain records), CLI, session, plugin machinery or terminal code (figures: docs/performance.md)."""
 
 from __future__ import annotations
 
@@ -47,4 +47,4 @@ def test_using_the_names_loads_no_cli_session_or_terminal_code():
         "from pi_host.ai import Context, UserMessage, stream, complete, get_model, tool\n"
         "from pi_host.agent import Agent, define_tool, JsonlStore\n"
     )
-    assert loaded(code) == ["pydantic", "pydantic_core"]
+    assert loaded(code) == []  # the protocol's classes are plain records (pi_host/_record.py)

@@ -112,14 +112,15 @@ _PREPARE = {
 
 @hookimpl
 def register_models():
-    import json
     from pathlib import Path
+
+    import orjson  # ~3x json's speed on the 850 KB of catalog files read at every start
 
     from pi_host.plugins.registrations import ProviderInfo
 
     infos = []
     for path in sorted((Path(__file__).parent / "catalog").glob("*.json")):
-        data = json.loads(path.read_bytes())
+        data = orjson.loads(path.read_bytes())
         infos.append(
             ProviderInfo(
                 id=data["id"],

@@ -92,11 +92,16 @@ def validate_settings(data: dict[str, Any], source: str) -> tuple[dict[str, Any]
     """
     if not data:
         return {}, []  # nothing to check; spares the pydantic import for commands without settings
+    from pi_host.config import settings_checked
+
+    cleaned = json.loads(json.dumps(data))  # a deep copy we may prune
+    key = settings_checked.digest(cleaned)
+    if settings_checked.was_valid(key):  # the same contents passed before: no pydantic import
+        return cleaned, []
     from pydantic import ValidationError
 
     from pi_host.config.settings_schema import Settings
 
-    cleaned = json.loads(json.dumps(data))  # a deep copy we may prune
     problems: list[str] = []
     for _attempt in range(8):  # pruning one value can reveal no new errors; 8 is plenty
         try:
@@ -122,6 +127,8 @@ def validate_settings(data: dict[str, Any], source: str) -> tuple[dict[str, Any]
             ):
                 with contextlib.suppress(KeyError, IndexError, TypeError):
                     _remove(cleaned, path)
+    if not problems:
+        settings_checked.remember_valid(key)
     return cleaned, problems
 
 

@@ -369,7 +369,10 @@ class Record:
             if isinstance(annotation, str):
                 module = sys.modules.get(owners.get(name, cls).__module__)
                 namespace = {**typing.__dict__, **(vars(module) if module else {})}
-                annotation = eval(annotation, namespace)  # noqa: S307 (the class's own annotation text)
+                try:
+                    annotation = eval(annotation, namespace)  # noqa: S307 (the class's own annotation text)
+                except (NameError, SyntaxError, TypeError):  # e.g. a name imported only for type checkers
+                    annotation = Any
             checks[name] = make_check(annotation)
         cls._checks = checks
         return checks

@@ -169,3 +169,12 @@ def test_subclasses_declared_with_this_or_pydantic_field():
     with pytest.raises(RecordError) as caught:
         Tagged(values={"a": "x"})
     assert caught.value.errors()[0]["loc"] == ("values", "a")
+
+
+class OnlyForTypeCheckers(PiModel):
+    role: str = "x"
+    thing: NotImportedHere | None = None  # noqa: F821 (a name imported under TYPE_CHECKING)
+
+
+def test_an_annotation_that_cannot_be_resolved_takes_any_value():
+    assert OnlyForTypeCheckers(thing=3).to_json() == {"role": "x", "thing": 3}

@@ -9,7 +9,6 @@ otherwise fill the disk); past that the log keeps its head and the notice says i
 from __future__ import annotations
 
 import os
-import secrets
 import tempfile
 from typing import Any
 
@@ -68,7 +67,7 @@ class OutputCollector:
             self._open_file()
 
     def _open_file(self) -> None:
-        path = os.path.join(tempfile.gettempdir(), f"pi-bash-{secrets.token_hex(8)}.log")
+        path = os.path.join(tempfile.gettempdir(), f"pi-bash-{os.urandom(8).hex()}.log")
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         self._file = os.fdopen(fd, "wb")
         self.full_output_path = path

@@ -9,7 +9,6 @@ from pi_host.lib.toolkit import file_mutation_lock, os_error_text, resolve_path
 from pi_host.lib.toolkit.file_tool import FileTool
 from pi_host.loop.tools import OnUpdate, ToolContext, ToolError, ToolResult
 from pi_host.protocol.abort import AbortSignal
-from pi_tool_edit.diff import display_diff, first_changed_line, line_units, unified_patch
 from pi_tool_edit.matching import Edit, EditError, apply_edits, normalize_newlines
 
 BOM = "\ufeff"
@@ -117,6 +116,13 @@ class EditTool(FileTool):
                 await self.fs.write_bytes(path, data)
             except OSError as exc:
                 raise ToolError(f"Cannot write {path_arg}: {os_error_text(exc)}") from None
+        from pi_tool_edit.diff import (
+            display_diff,
+            first_changed_line,
+            line_units,
+            unified_patch,
+        )  # difflib: on use
+
         old_text, new_text = normalize_newlines(text), normalize_newlines(new_text)
         old_lines, new_lines = line_units(old_text), line_units(new_text)
         # The number column is as wide as the longer text's split("\n") count, as in pi.

@@ -11,7 +11,6 @@ tool is a failure: a partial summary must never be stored.
 from __future__ import annotations
 
 import asyncio
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +49,8 @@ async def _request_once(session: Any, model: Any, system_prompt: str, prompt: st
     options.api_key = getattr(session.config, "api_key", None) or session.registry.get_api_key(model.provider)
     options.max_tokens = clamp_max_tokens(model, messages)
     options.thinking_level = level if getattr(model, "reasoning", False) and level != "off" else None
+    import uuid  # here, not at import: uuid loads platform (~5 ms of every start)
+
     options.session_id = str(uuid.uuid4())
     options.cache_retention = "none"
     stream = session.registry.stream_fn(model)(model, LlmContext(messages=messages, tools=[]), options)

@@ -52,11 +52,10 @@ def iso_now() -> str:
 
 def new_session_id() -> str:
     """A UUIDv7 (time-ordered), as pi uses for session ids."""
-    import secrets
     import time
 
     ms = int(time.time() * 1000)
-    rand = secrets.randbits(74)
+    rand = int.from_bytes(os.urandom(10), "big") >> 6  # 74 random bits (what secrets.randbits reads)
     value = (
         (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | (rand >> 62) << 64 | 0b10 << 62 | (rand & ((1 << 62) - 1))
     )

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import secrets
 import tempfile
 import time
 from collections.abc import Callable
@@ -96,7 +95,7 @@ class OutputTail:
             self._dropped += cut
 
     def _open_log(self) -> None:
-        path = os.path.join(tempfile.gettempdir(), f"pi-bash-{secrets.token_hex(8)}.log")
+        path = os.path.join(tempfile.gettempdir(), f"pi-bash-{os.urandom(8).hex()}.log")
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except OSError:  # no temp dir to write to: the message keeps the tail all the same

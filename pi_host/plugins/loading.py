@@ -12,8 +12,11 @@ the files of their scope (:mod:`pi_host.plugins.selection`).
 
 :func:`find_plugins` lists them without importing anything; :func:`load` imports one and
 registers it. Scanning installed distributions is slow, so the entry-point list is cached in
-``<cache dir>/entry-points.json`` and rebuilt whenever a ``sys.path`` directory's distributions
-change (installing or removing one rewrites its ``.dist-info``).
+``<cache dir>/entry-points-<digest>.json``, one file per set of installed distributions (the
+digest covers each ``sys.path`` directory's ``.dist-info`` names and times, which installing or
+removing one changes). Environments that share a cache dir (a pipx install and a development
+venv, a test suite's fake distributions) therefore keep a file each instead of rebuilding one
+in turn; the :data:`KEEP_ENTRY_POINT_FILES` most recent are kept.
 """
 
 from __future__ import annotations
@@ -99,11 +102,39 @@ def _scan_entry_points() -> list[EntryPointInfo]:
     return list(found.values())
 
 
+KEEP_ENTRY_POINT_FILES = 8
+
+
+def _cache_file(cache_dir: str, fingerprint: list[Any]) -> str:
+    import zlib  # a collision only costs a scan: the file holds its fingerprint, compared on read
+
+    digest = zlib.crc32(json.dumps(fingerprint).encode())
+    return os.path.join(cache_dir, f"entry-points-{digest:08x}.json")
+
+
+def _prune_cache_files(cache_dir: str) -> None:
+    """Keep the most recently written entry-point files (an install makes a new one); the single
+    file of earlier versions goes."""
+    try:
+        if os.path.exists(os.path.join(cache_dir, "entry-points.json")):
+            os.unlink(os.path.join(cache_dir, "entry-points.json"))
+        files = [
+            e
+            for e in os.scandir(cache_dir)
+            if e.name.startswith("entry-points-") and e.name.endswith(".json")
+        ]
+        files.sort(key=lambda e: e.stat().st_mtime_ns, reverse=True)
+        for old in files[KEEP_ENTRY_POINT_FILES:]:
+            os.unlink(old.path)
+    except OSError:
+        pass
+
+
 def entry_points(cache_dir: str | None) -> list[EntryPointInfo]:
-    """The ``pi_host`` entry points, from the cache in ``cache_dir`` when installed
-    distributions did not change (None: always scan)."""
+    """The ``pi_host`` entry points, from the cache in ``cache_dir`` when these installed
+    distributions were scanned before (None: always scan)."""
     fingerprint = _fingerprint()
-    cache_file = os.path.join(cache_dir, "entry-points.json") if cache_dir else None
+    cache_file = _cache_file(cache_dir, fingerprint) if cache_dir else None
     if cache_file:
         try:
             with open(cache_file, encoding="utf-8") as handle:
@@ -122,6 +153,7 @@ def entry_points(cache_dir: str | None) -> list[EntryPointInfo]:
             os.replace(tmp, cache_file)
         except OSError:
             pass  # a read-only cache dir only costs speed
+        _prune_cache_files(os.path.dirname(cache_file))
     return found
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import textwrap
 
@@ -110,6 +111,38 @@ def test_builtins_only_and_disabled_plugins(fake_site, isolated_environment, mon
     disabled = {r.name for r in host.records if r.disabled}
     assert disabled == {"zeta", "alpha"}
     assert order_of(host) == []
+
+
+def test_environments_sharing_a_cache_dir_keep_a_file_each(fake_site, tmp_path, monkeypatch):
+    from pi_host.plugins import loading
+
+    cache = tmp_path / "cache"
+    with_fake = {e.name for e in entry_points(str(cache))}
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p != str(fake_site)])
+    without = {e.name for e in entry_points(str(cache))}
+    assert "alpha" in with_fake and "alpha" not in without
+    assert len(list(cache.glob("entry-points-*.json"))) == 2
+    scans = []
+    real_scan = loading._scan_entry_points
+    monkeypatch.setattr(loading, "_scan_entry_points", lambda: scans.append(1) or real_scan())
+    monkeypatch.syspath_prepend(str(fake_site))
+    assert {e.name for e in entry_points(str(cache))} == with_fake and scans == []  # no rebuild
+
+
+def test_old_entry_point_files_are_pruned(tmp_path):
+    from pi_host.plugins import loading
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "entry-points.json").write_text("{}")  # an earlier version's single file
+    for index in range(loading.KEEP_ENTRY_POINT_FILES + 3):
+        old = cache / f"entry-points-{index:08x}.json"
+        old.write_text("{}")
+        os.utime(old, ns=(index * 10**9, index * 10**9))
+    entry_points(str(cache))
+    left = sorted(p.name for p in cache.glob("entry-points*.json"))
+    assert len(left) == loading.KEEP_ENTRY_POINT_FILES and "entry-points.json" not in left
+    assert "entry-points-00000000.json" not in left
 
 
 def test_entry_point_cache_is_invalidated_by_installs(fake_site, isolated_environment):

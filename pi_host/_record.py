@@ -364,11 +364,18 @@ class Record:
             for owner in reversed(cls.__mro__)
             for name in owner.__dict__.get("__annotations__", {})
         }
+        namespaces: dict[str, dict[str, Any]] = {}
         for name, info in cls.model_fields.items():
             annotation = info.annotation
             if isinstance(annotation, str):
-                module = sys.modules.get(owners.get(name, cls).__module__)
-                namespace = {**typing.__dict__, **(vars(module) if module else {})}
+                module_name = owners.get(name, cls).__module__
+                namespace = namespaces.get(module_name)
+                if namespace is None:
+                    module = sys.modules.get(module_name)
+                    namespace = namespaces[module_name] = {
+                        **typing.__dict__,
+                        **(vars(module) if module else {}),
+                    }
                 try:
                     annotation = eval(annotation, namespace)  # noqa: S307 (the class's own annotation text)
                 except (NameError, SyntaxError, TypeError):  # e.g. a name imported only for type checkers

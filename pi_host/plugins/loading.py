@@ -12,11 +12,8 @@ the files of their scope (:mod:`pi_host.plugins.selection`).
 
 :func:`find_plugins` lists them without importing anything; :func:`load` imports one and
 registers it. Scanning installed distributions is slow, so the entry-point list is cached in
-``<cache dir>/entry-points-<digest>.json``, one file per set of installed distributions (the
-digest covers each ``sys.path`` directory's ``.dist-info`` names and times, which installing or
-removing one changes). Environments that share a cache dir (a pipx install and a development
-venv, a test suite's fake distributions) therefore keep a file each instead of rebuilding one
-in turn; the :data:`KEEP_ENTRY_POINT_FILES` most recent are kept.
+``<cache dir>/entry-points-<key>.json``, keyed by each ``sys.path`` directory's ``.dist-info``
+names and times (an install changes them): environments sharing a cache dir keep a file each.
 """
 
 from __future__ import annotations
@@ -108,23 +105,16 @@ KEEP_ENTRY_POINT_FILES = 8
 def _cache_file(cache_dir: str, fingerprint: list[Any]) -> str:
     import zlib  # a collision only costs a scan: the file holds its fingerprint, compared on read
 
-    digest = zlib.crc32(json.dumps(fingerprint).encode())
-    return os.path.join(cache_dir, f"entry-points-{digest:08x}.json")
+    return os.path.join(cache_dir, f"entry-points-{zlib.crc32(json.dumps(fingerprint).encode()):08x}.json")
 
 
 def _prune_cache_files(cache_dir: str) -> None:
-    """Keep the most recently written entry-point files (an install makes a new one); the single
-    file of earlier versions goes."""
+    """Keep the newest entry-point files (earlier versions' single ``entry-points.json`` too)."""
     try:
-        if os.path.exists(os.path.join(cache_dir, "entry-points.json")):
-            os.unlink(os.path.join(cache_dir, "entry-points.json"))
         files = [
-            e
-            for e in os.scandir(cache_dir)
-            if e.name.startswith("entry-points-") and e.name.endswith(".json")
+            e for e in os.scandir(cache_dir) if e.name.startswith("entry-points") and e.name[-5:] == ".json"
         ]
-        files.sort(key=lambda e: e.stat().st_mtime_ns, reverse=True)
-        for old in files[KEEP_ENTRY_POINT_FILES:]:
+        for old in sorted(files, key=lambda e: e.stat().st_mtime_ns)[:-KEEP_ENTRY_POINT_FILES]:
             os.unlink(old.path)
     except OSError:
         pass

@@ -135,6 +135,7 @@ def test_old_entry_point_files_are_pruned(tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir()
     (cache / "entry-points.json").write_text("{}")  # an earlier version's single file
+    os.utime(cache / "entry-points.json", ns=(0, 0))
     for index in range(loading.KEEP_ENTRY_POINT_FILES + 3):
         old = cache / f"entry-points-{index:08x}.json"
         old.write_text("{}")

@@ -17,4 +17,8 @@ class LazyModule:
         self._name = name
 
     def __getattr__(self, attribute: str) -> Any:
+        if attribute.startswith("_"):
+            # pytest probes every module global at collection (``_mock_name``, ``__wrapped__``
+            # when it looks for fixtures): that must not import the library
+            raise AttributeError(attribute)
         return getattr(pytest.importorskip(self._name), attribute)

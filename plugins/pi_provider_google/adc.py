@@ -6,7 +6,9 @@ credentials file that ``GOOGLE_APPLICATION_CREDENTIALS`` names, else gcloud's
   exchanged at the file's ``token_uri`` (the jwt-bearer grant);
 * ``authorized_user`` (what ``gcloud auth application-default login`` writes): the refresh
   token is exchanged at ``token_uri`` (Google's token endpoint unless the file names one);
-  its ``quota_project_id`` is sent as ``x-goog-user-project``.
+  its ``quota_project_id`` is sent as ``x-goog-user-project``;
+* ``external_account`` (workload identity federation) and ``impersonated_service_account``:
+  :mod:`pi_provider_google.adc_external`.
 
 Tokens are kept in this process until a minute before they expire. Neither the private key,
 the refresh token nor the access token appears in an error text.
@@ -107,6 +109,33 @@ def _post_form(url: str, fields: dict[str, str]) -> dict[str, Any]:
         raise CredentialsError(f"Google token exchange at {url} failed: {reason}") from None
 
 
+def _token_answer(info: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The token endpoint's answer for a key or a refresh token, and that endpoint."""
+    kind = info.get("type")
+    token_uri = info.get("token_uri") or GOOGLE_TOKEN_URI
+    if kind == "service_account":
+        return _post_form(
+            token_uri, {"grant_type": JWT_GRANT, "assertion": sign_jwt(info, token_uri)}
+        ), token_uri
+    fields = {
+        "grant_type": "refresh_token",
+        "client_id": info.get("client_id", ""),
+        "client_secret": info.get("client_secret", ""),
+        "refresh_token": info.get("refresh_token", ""),
+    }
+    return _post_form(token_uri, fields), token_uri
+
+
+def _plain_token(info: dict[str, Any]) -> str:
+    """The access token of a service account key or an authorized user (impersonation's source)."""
+    if info.get("type") not in ("service_account", "authorized_user"):
+        raise CredentialsError(f"Google source credentials of type {info.get('type')!r} are not supported")
+    answer, token_uri = _token_answer(info)
+    if not answer.get("access_token"):
+        raise CredentialsError(f"Google token endpoint {token_uri} answered without an access_token")
+    return str(answer["access_token"])
+
+
 def fetch_token(path: str) -> AccessToken:
     """A fresh access token for the credentials file at ``path`` (blocking)."""
     try:
@@ -117,25 +146,23 @@ def fetch_token(path: str) -> AccessToken:
     except ValueError:
         raise CredentialsError(f"Google credentials {path} are not JSON") from None
     kind = info.get("type")
-    if kind == "service_account":
-        token_uri = info.get("token_uri") or GOOGLE_TOKEN_URI
-        answer = _post_form(token_uri, {"grant_type": JWT_GRANT, "assertion": sign_jwt(info, token_uri)})
-        quota = info.get("quota_project_id")
-    elif kind == "authorized_user":
-        token_uri = info.get("token_uri") or GOOGLE_TOKEN_URI
-        fields = {
-            "grant_type": "refresh_token",
-            "client_id": info.get("client_id", ""),
-            "client_secret": info.get("client_secret", ""),
-            "refresh_token": info.get("refresh_token", ""),
-        }
-        answer = _post_form(token_uri, fields)
-        quota = info.get("quota_project_id")
-    else:
+    quota = info.get("quota_project_id")
+    if kind in ("external_account", "impersonated_service_account"):
+        from pi_provider_google import adc_external
+
+        if kind == "external_account":
+            token, expires_at = adc_external.external_account(info, CredentialsError)
+        else:
+            token, expires_at = adc_external.impersonated_service_account(
+                info, _plain_token, CredentialsError
+            )
+        return AccessToken(token, expires_at, quota)
+    if kind not in ("service_account", "authorized_user"):
         raise CredentialsError(
-            f"Google credentials of type {kind!r} ({path}) are not supported: use a service account key "
-            "or `gcloud auth application-default login`"
+            f"Google credentials of type {kind!r} ({path}) are not supported: use a service account key, "
+            "workload identity federation or `gcloud auth application-default login`"
         )
+    answer, token_uri = _token_answer(info)
     token = answer.get("access_token")
     if not token:
         raise CredentialsError(f"Google token endpoint {token_uri} answered without an access_token")

@@ -200,3 +200,135 @@ async def test_api_key_is_express_mode(sse, isolated_environment, monkeypatch):
     assert sse.last.path == MODEL_PATH
     assert sse.last.headers["x-goog-api-key"] == "AIza-loopback-vertex-key-123456"
     assert "authorization" not in sse.last.headers
+
+
+async def test_workload_identity_federation_with_impersonation(
+    sse, isolated_environment, monkeypatch, tmp_path
+):
+    subject = "eyJhbGciOi.loopback-oidc-subject-token.sig"
+    (tmp_path / "oidc.json").write_text(json.dumps({"id_token": subject}))
+    federated, final_token = "federated-sts-token-0123", "ya29.impersonated-token-4567"
+    adc = {
+        "type": "external_account",
+        "audience": "//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/gh",
+        "subject_token_type": "urn:ietf:params:oauth:token-type:jwt",
+        "token_url": sse.url + "/sts",
+        "credential_source": {
+            "file": str(tmp_path / "oidc.json"),
+            "format": {"type": "json", "subject_token_field_name": "id_token"},
+        },
+        "service_account_impersonation_url": sse.url + "/impersonate",
+        "service_account_impersonation": {"token_lifetime_seconds": 1800},
+        "quota_project_id": "billing-wif",
+    }
+    (tmp_path / "wif.json").write_text(json.dumps(adc))
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "wif.json"))
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "proj-3")
+    monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
+    registry = vertex_registry(isolated_environment["agent"], sse.url)
+    model = registry.find("google-vertex", "gemini-2.5-flash")
+    sse.enqueue(Reply.json(200, {"access_token": federated, "expires_in": 3600}), path="/sts")
+    sse.enqueue(
+        Reply.json(200, {"accessToken": final_token, "expireTime": "2099-01-01T00:00:00Z"}),
+        path="/impersonate",
+    )
+    sse.enqueue(Reply.from_fixture("google/google_tools.sse"))
+    message = final(await run(registry, model))
+    assert message.stop_reason == "toolUse", message.error_message
+    sts, impersonate, model_request = sse.requests
+    assert sts.method == "POST" and dict(urllib.parse.parse_qsl(sts.body.decode())) == {
+        "grant_type": "urn:ietf:params:oauth:grant-type:token-exchange",
+        "audience": adc["audience"],
+        "scope": "https://www.googleapis.com/auth/cloud-platform",
+        "requested_token_type": "urn:ietf:params:oauth:token-type:access_token",
+        "subject_token": subject,
+        "subject_token_type": "urn:ietf:params:oauth:token-type:jwt",
+    }
+    assert impersonate.headers["authorization"] == f"Bearer {federated}"
+    assert impersonate.json == {
+        "scope": ["https://www.googleapis.com/auth/cloud-platform"],
+        "lifetime": "1800s",
+    }
+    assert model_request.headers["authorization"] == f"Bearer {final_token}"
+    assert model_request.headers["x-goog-user-project"] == "billing-wif"
+    # the token is kept until shortly before expireTime: the next run exchanges nothing
+    sse.enqueue(Reply.from_fixture("google/google_tools.sse"))
+    await run(registry, model)
+    assert [r.path for r in sse.requests].count("/sts") == 1
+    # a refused exchange is one error naming the endpoint's answer, never a token
+    (tmp_path / "wif.json").write_text(json.dumps({**adc, "service_account_impersonation_url": None}))
+    sse.enqueue(Reply.json(400, {"error": "invalid_grant", "error_description": "bad audience"}), path="/sts")
+    events = await run(registry, model)
+    assert [e.type for e in events] == ["error"]
+    text = events[0].error.error_message
+    assert "invalid_grant" in text and "bad audience" in text and subject not in text
+
+
+async def test_url_sourced_subject_and_unsupported_sources(sse, isolated_environment, monkeypatch, tmp_path):
+    adc = {
+        "type": "external_account",
+        "audience": "//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/az",
+        "subject_token_type": "urn:ietf:params:oauth:token-type:jwt",
+        "token_url": sse.url + "/sts",
+        "credential_source": {"url": sse.url + "/subject", "headers": {"Metadata": "True"}},
+        "client_id": "wif-client",
+        "client_secret": "wif-secret",
+    }
+    path = tmp_path / "wif.json"
+    path.write_text(json.dumps(adc))
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(path))
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "proj-4")
+    monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
+    registry = vertex_registry(isolated_environment["agent"], sse.url)
+    model = registry.find("google-vertex", "gemini-2.5-flash")
+    sse.enqueue(Reply.json(200, "plain-subject-token\n"), path="/subject")
+    sse.enqueue(Reply.json(200, {"access_token": TOKEN, "expires_in": 3600}), path="/sts")
+    sse.enqueue(Reply.from_fixture("google/google_tools.sse"))
+    message = final(await run(registry, model))
+    assert message.stop_reason == "toolUse", message.error_message
+    subject, sts, model_request = sse.requests
+    assert subject.method == "GET" and subject.headers["metadata"] == "True"
+    form = dict(urllib.parse.parse_qsl(sts.body.decode()))
+    assert form["subject_token"] == "plain-subject-token" and "options" not in form
+    assert sts.headers["authorization"] == "Basic " + base64.b64encode(b"wif-client:wif-secret").decode()
+    assert model_request.headers["authorization"] == f"Bearer {TOKEN}"
+    for source, words in (
+        ({"executable": {"command": "/bin/echo token"}}, "does not run programs"),
+        ({"environment_id": "aws1", "region_url": "http://169.254.169.254"}, "AWS are not supported"),
+    ):
+        path.write_text(json.dumps({**adc, "credential_source": source}))
+        events = await run(registry, model)
+        assert [e.type for e in events] == ["error"] and words in events[0].error.error_message
+
+
+async def test_gcloud_impersonated_service_account(sse, isolated_environment, monkeypatch, tmp_path):
+    adc = {
+        "type": "impersonated_service_account",
+        "service_account_impersonation_url": sse.url + "/impersonate",
+        "delegates": ["projects/-/serviceAccounts/middle@proj.iam.gserviceaccount.com"],
+        "source_credentials": {
+            "type": "authorized_user",
+            "client_id": "cid",
+            "client_secret": "csecret",
+            "refresh_token": "1//user-refresh-token",
+            "token_uri": sse.url + "/token",
+        },
+    }
+    (tmp_path / "imp.json").write_text(json.dumps(adc))
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "imp.json"))
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "proj-5")
+    monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
+    registry = vertex_registry(isolated_environment["agent"], sse.url)
+    model = registry.find("google-vertex", "gemini-2.5-flash")
+    sse.enqueue(Reply.json(200, {"access_token": "user-token-1", "expires_in": 3600}), path="/token")
+    sse.enqueue(
+        Reply.json(200, {"accessToken": TOKEN, "expireTime": "2099-01-01T00:00:00Z"}), path="/impersonate"
+    )
+    sse.enqueue(Reply.from_fixture("google/google_tools.sse"))
+    message = final(await run(registry, model))
+    assert message.stop_reason == "toolUse", message.error_message
+    token, impersonate, model_request = sse.requests
+    assert dict(urllib.parse.parse_qsl(token.body.decode()))["refresh_token"] == "1//user-refresh-token"
+    assert impersonate.headers["authorization"] == "Bearer user-token-1"
+    assert impersonate.json["delegates"] == adc["delegates"]
+    assert model_request.headers["authorization"] == f"Bearer {TOKEN}"

@@ -31,6 +31,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from rpc_memory import rss_mib  # noqa: E402
 
 from tests.support.loopback import LoopbackServer, Reply, write_models_json  # noqa: E402
 from tests.support.terminal import Terminal, pi_env, tmux_available  # noqa: E402
@@ -38,14 +41,6 @@ from tests.support.terminal import Terminal, pi_env, tmux_available  # noqa: E40
 BOUND_MIB = 30.0
 PARAGRAPH = " ".join(f"word{i}" for i in range(120))
 KEYS = "abcdefghijklmnopqrstuvwxyz0123456789"
-
-
-def rss_mib(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as handle:
-        for line in handle:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def wait_screen(term: Terminal, needle: str, timeout: float, poll: float = 0.002) -> float:

@@ -66,6 +66,16 @@ async def run(registry, model):
     return await collect(registry.stream_fn(model)(model, context(), options(api_key=key)))
 
 
+def adc_model(adc, path, monkeypatch, agent, base_url):
+    """``adc`` written to ``path`` as GOOGLE_APPLICATION_CREDENTIALS; the registry and Gemini model."""
+    path.write_text(json.dumps(adc))
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(path))
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "proj-3")
+    monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
+    registry = vertex_registry(agent, base_url)
+    return registry, registry.find("google-vertex", "gemini-2.5-flash")
+
+
 async def test_service_account_jwt_exchange_and_tool_call(
     sse, rsa_key, isolated_environment, monkeypatch, tmp_path
 ):
@@ -221,12 +231,9 @@ async def test_workload_identity_federation_with_impersonation(
         "service_account_impersonation": {"token_lifetime_seconds": 1800},
         "quota_project_id": "billing-wif",
     }
-    (tmp_path / "wif.json").write_text(json.dumps(adc))
-    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "wif.json"))
-    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "proj-3")
-    monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
-    registry = vertex_registry(isolated_environment["agent"], sse.url)
-    model = registry.find("google-vertex", "gemini-2.5-flash")
+    registry, model = adc_model(
+        adc, tmp_path / "wif.json", monkeypatch, isolated_environment["agent"], sse.url
+    )
     sse.enqueue(Reply.json(200, {"access_token": federated, "expires_in": 3600}), path="/sts")
     sse.enqueue(
         Reply.json(200, {"accessToken": final_token, "expireTime": "2099-01-01T00:00:00Z"}),
@@ -275,12 +282,7 @@ async def test_url_sourced_subject_and_unsupported_sources(sse, isolated_environ
         "client_secret": "wif-secret",
     }
     path = tmp_path / "wif.json"
-    path.write_text(json.dumps(adc))
-    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(path))
-    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "proj-4")
-    monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
-    registry = vertex_registry(isolated_environment["agent"], sse.url)
-    model = registry.find("google-vertex", "gemini-2.5-flash")
+    registry, model = adc_model(adc, path, monkeypatch, isolated_environment["agent"], sse.url)
     sse.enqueue(Reply.json(200, "plain-subject-token\n"), path="/subject")
     sse.enqueue(Reply.json(200, {"access_token": TOKEN, "expires_in": 3600}), path="/sts")
     sse.enqueue(Reply.from_fixture("google/google_tools.sse"))
@@ -314,12 +316,9 @@ async def test_gcloud_impersonated_service_account(sse, isolated_environment, mo
             "token_uri": sse.url + "/token",
         },
     }
-    (tmp_path / "imp.json").write_text(json.dumps(adc))
-    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "imp.json"))
-    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "proj-5")
-    monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
-    registry = vertex_registry(isolated_environment["agent"], sse.url)
-    model = registry.find("google-vertex", "gemini-2.5-flash")
+    registry, model = adc_model(
+        adc, tmp_path / "imp.json", monkeypatch, isolated_environment["agent"], sse.url
+    )
     sse.enqueue(Reply.json(200, {"access_token": "user-token-1", "expires_in": 3600}), path="/token")
     sse.enqueue(
         Reply.json(200, {"accessToken": TOKEN, "expireTime": "2099-01-01T00:00:00Z"}), path="/impersonate"

@@ -174,6 +174,7 @@ def isolated_environment(tmp_path, monkeypatch, shared_cache_dir):
     monkeypatch.setenv("NODE_COMPILE_CACHE", str(shared_cache_dir / "node-compile-cache"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
     monkeypatch.setenv("PIP_DISABLE_PIP_VERSION_CHECK", "1")  # ~10 % of each offline pip run
+    monkeypatch.setenv("GCE_METADATA_HOST", "127.0.0.1:9")  # Vertex without credentials: no DNS query
     monkeypatch.delenv("PI_HOST_NO_PLUGINS", raising=False)
     monkeypatch.delenv("PI_HOST_DISABLE_PLUGINS", raising=False)
     monkeypatch.delenv("PI_FAUX_SCRIPT", raising=False)

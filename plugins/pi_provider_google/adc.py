@@ -10,7 +10,9 @@ credentials file that ``GOOGLE_APPLICATION_CREDENTIALS`` names, else gcloud's
 * ``external_account`` (workload identity federation) and ``impersonated_service_account``:
   :mod:`pi_provider_google.adc_external`.
 
-Tokens are kept in this process until a minute before they expire. Neither the private key,
+Without a credentials file, the GCE metadata server (``GCE_METADATA_HOST``, else
+``metadata.google.internal``) is asked for the attached service account's token, as google-auth
+does. Tokens are kept in this process until a minute before they expire. Neither the private key,
 the refresh token nor the access token appears in an error text.
 """
 
@@ -170,20 +172,45 @@ def fetch_token(path: str) -> AccessToken:
     return AccessToken(str(token), time.time() + expires_in, quota)
 
 
+METADATA_PATH = "/computeMetadata/v1/instance/service-accounts/default/token"
+METADATA_TIMEOUT_S = 3  # off Google Cloud the name does not resolve or nothing answers
+
+
+def metadata_token(host: str) -> AccessToken:
+    """The attached service account's token from the GCE metadata server (Compute Engine, GKE,
+    Cloud Run...), which google-auth uses when no credentials file exists."""
+    request = urllib.request.Request(f"http://{host}{METADATA_PATH}", headers={"Metadata-Flavor": "Google"})
+    try:
+        with urllib.request.urlopen(request, timeout=METADATA_TIMEOUT_S) as response:  # noqa: S310
+            answer = json.loads(response.read() or b"{}")
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise CredentialsError(f"no GCE metadata server at {host} ({getattr(exc, 'reason', exc)})") from None
+    if not answer.get("access_token"):
+        raise CredentialsError(f"the GCE metadata server at {host} answered without an access_token")
+    return AccessToken(str(answer["access_token"]), time.time() + float(answer.get("expires_in") or 3600))
+
+
 async def access_token(env: Any) -> AccessToken:
-    """The cached token for the ADC file, renewed (in a worker thread) when it is due."""
+    """The cached token for the ADC file (else the GCE metadata server), renewed in a worker
+    thread when it is due."""
     path = adc_path(env)
     try:
-        stamp = os.stat(path).st_mtime
+        key: tuple[str, float] = (path, os.stat(path).st_mtime)
     except OSError:
-        raise CredentialsError(
-            f"No Google application default credentials at {path}: set GOOGLE_APPLICATION_CREDENTIALS "
-            "or run `gcloud auth application-default login`"
-        ) from None
-    key = (path, stamp)
+        key = ("metadata", 0.0)
     cached = _cache.get(key)
     if cached is not None and cached.expires_at - EARLY_S > time.time():
         return cached
-    token = await asyncio.to_thread(fetch_token, path)
+    if key[0] == "metadata":
+        host = env("GCE_METADATA_HOST") or "metadata.google.internal"
+        try:
+            token = await asyncio.to_thread(metadata_token, host)
+        except CredentialsError as exc:
+            raise CredentialsError(
+                f"No Google application default credentials at {path} and {exc}: set "
+                "GOOGLE_APPLICATION_CREDENTIALS or run `gcloud auth application-default login`"
+            ) from None
+    else:
+        token = await asyncio.to_thread(fetch_token, path)
     _cache[key] = token
     return token

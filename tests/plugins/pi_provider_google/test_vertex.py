@@ -331,3 +331,38 @@ async def test_gcloud_impersonated_service_account(sse, isolated_environment, mo
     assert impersonate.headers["authorization"] == "Bearer user-token-1"
     assert impersonate.json["delegates"] == adc["delegates"]
     assert model_request.headers["authorization"] == f"Bearer {TOKEN}"
+
+
+async def test_without_a_credentials_file_the_gce_metadata_server_is_asked(
+    sse, isolated_environment, monkeypatch
+):
+    monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
+    monkeypatch.setenv("GCE_METADATA_HOST", sse.url.removeprefix("http://"))
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "proj-6")
+    monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
+    registry = vertex_registry(isolated_environment["agent"], sse.url)
+    model = registry.find("google-vertex", "gemini-2.5-flash")
+    token_path = "/computeMetadata/v1/instance/service-accounts/default/token"
+    sse.enqueue(
+        Reply.json(200, {"access_token": TOKEN, "expires_in": 3599, "token_type": "Bearer"}), path=token_path
+    )
+    sse.enqueue(Reply.from_fixture("google/google_tools.sse"))
+    message = final(
+        await collect(registry.stream_fn(model)(model, context(), options(api_key="<authenticated>")))
+    )
+    assert message.stop_reason == "toolUse", message.error_message
+    metadata, model_request = sse.requests
+    assert metadata.method == "GET" and metadata.headers["metadata-flavor"] == "Google"
+    assert model_request.headers["authorization"] == f"Bearer {TOKEN}"
+    # no file and nothing answering: one error naming both places
+    monkeypatch.setenv("GCE_METADATA_HOST", "127.0.0.1:9")
+    from pi_provider_google import adc
+
+    adc._cache.clear()
+    events = await collect(registry.stream_fn(model)(model, context(), options(api_key="<authenticated>")))
+    assert [e.type for e in events] == ["error"]
+    text = events[0].error.error_message
+    assert (
+        "No Google application default credentials" in text
+        and "no GCE metadata server at 127.0.0.1:9" in text
+    )

@@ -9,6 +9,7 @@ from pi_host.lib.llm.http import user_agent
 from pi_host.lib.llm.tokens import apply_budget, clamp_max_tokens, clamp_thinking_level, thinking_budget
 from pi_host.lib.llm.transform import scrub_surrogates, transform_messages
 from pi_host.protocol.transcript import replay_system
+from pi_provider_anthropic.tools import convert_tools
 
 API_VERSION = "2023-06-01"
 BETA_INTERLEAVED = "interleaved-thinking-2025-05-14"
@@ -228,9 +229,16 @@ def _with_effort_markers(
 
 
 def build_request(
-    model: Any, context: Any, options: Any, api_key: str | None
+    model: Any,
+    context: Any,
+    options: Any,
+    api_key: str | None,
+    plain_preferred: bool = False,
+    preferred_strict: list[bool] | None = None,
 ) -> tuple[dict[str, Any], dict[str, str]]:
-    """``(body, headers)`` for one streaming Messages request."""
+    """``(body, headers)`` for one streaming Messages request. ``plain_preferred`` sends the
+    tools that only prefer strict sampling as plain tools (the limit fallback, tools.py); whether
+    any went out strict for that reason is appended to ``preferred_strict``."""
     oauth = is_oauth_key(api_key)
     tool_names = CLAUDE_CODE_TOOL_NAMES if oauth else {}
     messages = transform_messages(list(context.messages), model)
@@ -286,16 +294,10 @@ def build_request(
     decls = list(context.tools) if context.tools else list(state.tools.values())
     eager = compat(model, "supportsEagerToolInputStreaming", True)
     if decls:
-        tools = []
-        for decl in decls:
-            tool: dict[str, Any] = {
-                "name": tool_names.get(decl.name, decl.name),
-                "description": decl.description,
-            }
-            if eager:
-                tool["eager_input_streaming"] = True
-            tool["input_schema"] = decl.parameters or {"type": "object", "properties": {}}
-            tools.append(tool)
+        strict_ok = bool(compat(model, "supportsStrictTools", False))
+        tools, preferred = convert_tools(decls, tool_names, eager, strict_ok, plain_preferred)
+        if preferred_strict is not None:
+            preferred_strict.append(preferred)
         if control and compat(model, "supportsCacheControlOnTools", True):
             tools[-1]["cache_control"] = dict(control)
         body["tools"] = tools

@@ -6,14 +6,18 @@ Each content block is keyed by Anthropic's block ``index`` and ends at its own
 
 from __future__ import annotations
 
+import contextlib
 import os
+import time
 from typing import Any
 
 import orjson
 
 from pi_host.lib.llm.builder import MessageBuilder, guard
+from pi_host.lib.llm.errors import ProviderHTTPError
 from pi_host.lib.llm.http import open_sse, request_headers, run_request_hooks, stream_event_hook
 from pi_host.lib.llm.usage import apply_reported_cost, is_openrouter
+from pi_provider_anthropic import tools
 from pi_provider_anthropic.convert import (
     REDACTED_PLACEHOLDER,
     build_request,
@@ -93,67 +97,112 @@ def _usage(builder: MessageBuilder, usage: dict[str, Any], start: bool = False) 
 async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
     api_key = options.api_key or os.environ.get("ANTHROPIC_API_KEY")
     oauth = is_oauth_key(api_key)
-    body, headers = build_request(model, context, options, api_key)
-    last = body["messages"][-1] if body["messages"] else {}
-    if last.get("role") == "system" and "output_config" in last:
-        # the effort this reply is made with, restated before it in later requests
-        builder.message.provider_thinking_level = last["output_config"]["effort"]
-    headers = request_headers(model, options, headers)
-    body = await run_request_hooks(options, body, headers)
+    plain_preferred = tools.over_limits(options.session_id)
+    async with contextlib.AsyncExitStack() as stack:
+        while True:
+            preferred: list[bool] = []
+            body, headers = build_request(model, context, options, api_key, plain_preferred, preferred)
+            last = body["messages"][-1] if body["messages"] else {}
+            if last.get("role") == "system" and "output_config" in last:
+                # the effort this reply is made with, restated before it in later requests
+                builder.message.provider_thinking_level = last["output_config"]["effort"]
+            headers = request_headers(model, options, headers)
+            body = await run_request_hooks(options, body, headers)
+            try:
+                response = await stack.enter_async_context(
+                    open_sse(endpoint(model), body=body, headers=headers, options=options)
+                )
+                break
+            except ProviderHTTPError as exc:
+                # Claude refused the strict tools as over its limits: once more with the tools that
+                # only prefer strict sampling sent plain, and not again for this session (tools.py)
+                if plain_preferred or not any(preferred) or not _over_strict_limits(exc):
+                    raise
+                plain_preferred = True
+                tools.mark_over_limits(options.session_id)
+                _note_fallback(builder.message, exc)
+        async for item in _events(builder, response, context, options, oauth):
+            yield item
+
+
+def _over_strict_limits(exc: ProviderHTTPError) -> bool:
+    try:
+        error = orjson.loads(exc.body or "{}").get("error") or {}
+    except (orjson.JSONDecodeError, AttributeError):
+        return False
+    return (
+        exc.status == 400
+        and error.get("type") == "invalid_request_error"
+        and tools.is_limit_error(str(error.get("message", "")))
+    )
+
+
+def _note_fallback(message: Any, exc: ProviderHTTPError) -> None:
+    error = (orjson.loads(exc.body or "{}").get("error") or {}).get("message", "")
+    note = {
+        "type": "anthropic_strict_tools_fallback",
+        "timestamp": int(time.time() * 1000),
+        "error": {"message": str(error)},
+        "details": {"reason": "strict_tool_limits_exceeded"},
+    }
+    message.diagnostics = [*(message.diagnostics or []), note]
+
+
+async def _events(builder: MessageBuilder, response: Any, context: Any, options: Any, oauth: bool):
+    """The message's events from the open stream."""
     message = builder.message
     stop_seen = False
     emit = stream_event_hook(options)
-    async with open_sse(endpoint(model), body=body, headers=headers, options=options) as response:
-        yield builder.start()
-        async for batch in response.batches():
-            for name, data in batch:
-                event = loads(data)
-                if emit is not None:
-                    await emit(event)
-                kind = event.get("type") or name.decode()
-                if kind == "content_block_delta":
-                    delta = event["delta"]
-                    dtype = delta.get("type")
-                    index = event.get("index", 0)
-                    if dtype == "text_delta":
-                        yield builder.text_delta(index, delta.get("text", ""))
-                    elif dtype == "input_json_delta":
-                        yield builder.toolcall_delta(index, delta.get("partial_json", ""))
-                    elif dtype == "thinking_delta":
-                        yield builder.thinking_delta(index, delta.get("thinking", ""))
-                    elif dtype == "signature_delta":
-                        builder.add_signature(index, delta.get("signature", ""))
-                    # citations_delta and unknown deltas carry nothing the protocol keeps
-                elif kind == "content_block_start":
-                    for item in _block_start(builder, event, context, oauth):
-                        yield item
-                elif kind == "content_block_stop":
-                    ended = builder.end(event.get("index", 0))
-                    if ended is not None:
-                        yield ended
-                elif kind == "message_start":
-                    info = event.get("message") or {}
-                    message.response_id = info.get("id")
-                    if info.get("model"):
-                        message.response_model = info["model"]
-                    _usage(builder, info.get("usage") or {}, start=True)
-                elif kind == "message_delta":
-                    delta = event.get("delta") or {}
-                    if delta.get("stop_reason"):
-                        message.raw_stop_reason = delta["stop_reason"]
-                    _usage(builder, event.get("usage") or {})
-                elif kind == "message_stop":
-                    stop_seen = True
-                    break
-                elif kind == "error":
-                    err = event.get("error") or {}
-                    text = err.get("message") or "unknown error"
-                    etype = err.get("type")
-                    yield builder.fail(f"{etype}: {text}" if etype else text)
-                    return
-                # ping and unknown events are ignored
-            if stop_seen:
+    yield builder.start()
+    async for batch in response.batches():
+        for name, data in batch:
+            event = loads(data)
+            if emit is not None:
+                await emit(event)
+            kind = event.get("type") or name.decode()
+            if kind == "content_block_delta":
+                delta = event["delta"]
+                dtype = delta.get("type")
+                index = event.get("index", 0)
+                if dtype == "text_delta":
+                    yield builder.text_delta(index, delta.get("text", ""))
+                elif dtype == "input_json_delta":
+                    yield builder.toolcall_delta(index, delta.get("partial_json", ""))
+                elif dtype == "thinking_delta":
+                    yield builder.thinking_delta(index, delta.get("thinking", ""))
+                elif dtype == "signature_delta":
+                    builder.add_signature(index, delta.get("signature", ""))
+                # citations_delta and unknown deltas carry nothing the protocol keeps
+            elif kind == "content_block_start":
+                for item in _block_start(builder, event, context, oauth):
+                    yield item
+            elif kind == "content_block_stop":
+                ended = builder.end(event.get("index", 0))
+                if ended is not None:
+                    yield ended
+            elif kind == "message_start":
+                info = event.get("message") or {}
+                message.response_id = info.get("id")
+                if info.get("model"):
+                    message.response_model = info["model"]
+                _usage(builder, info.get("usage") or {}, start=True)
+            elif kind == "message_delta":
+                delta = event.get("delta") or {}
+                if delta.get("stop_reason"):
+                    message.raw_stop_reason = delta["stop_reason"]
+                _usage(builder, event.get("usage") or {})
+            elif kind == "message_stop":
+                stop_seen = True
                 break
+            elif kind == "error":
+                err = event.get("error") or {}
+                text = err.get("message") or "unknown error"
+                etype = err.get("type")
+                yield builder.fail(f"{etype}: {text}" if etype else text)
+                return
+            # ping and unknown events are ignored
+        if stop_seen:
+            break
     if not stop_seen:
         yield builder.fail("Anthropic stream ended before message_stop (connection closed early)")
         return

@@ -15,6 +15,7 @@ the ``VALIDATED`` function-calling mode.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 # Keywords the strict subset has no room for (any of them makes the schema non-strict).
@@ -53,13 +54,21 @@ def _allows_null(schema: Any) -> bool:
     return isinstance(schema.get("anyOf"), list) and any(_allows_null(v) for v in schema["anyOf"])
 
 
-def _strict_node(schema: Any) -> None:
+Refuses = Callable[[str, Any], bool]
+"""An API's own rule on top of the subset: ``refuses(keyword, value)`` (Anthropic's bounds)."""
+
+
+def _strict_node(schema: Any, refuses: Refuses | None = None) -> None:
     """Rewrite ``schema`` in place into the strict subset, or raise :class:`NotStrict`."""
     if not isinstance(schema, dict):
         raise NotStrict("boolean schemas are unsupported")
     for key in UNSUPPORTED_KEYS:
         if key in schema:
             raise NotStrict(f"{key} schemas are unsupported")
+    if refuses is not None:
+        for key, value in schema.items():
+            if key != "properties" and refuses(key, value):
+                raise NotStrict(f"{key} is unsupported")
     # A node must say what it is: a type, a union or an enum (a bare const is not enough).
     if "type" not in schema and "anyOf" not in schema and "enum" not in schema:
         raise NotStrict("schemas without a type are unsupported")
@@ -70,11 +79,11 @@ def _strict_node(schema: Any) -> None:
         for variant in variants:
             if _structured(variant):
                 raise NotStrict("object and array unions are unsupported")
-            _strict_node(variant)
+            _strict_node(variant, refuses)
     if "items" in schema:
         if isinstance(schema["items"], list):
             raise NotStrict("tuple schemas are unsupported")
-        _strict_node(schema["items"])
+        _strict_node(schema["items"], refuses)
     is_object = schema.get("type") == "object"
     if "properties" in schema and not is_object:
         raise NotStrict("properties require type object")
@@ -91,25 +100,25 @@ def _strict_node(schema: Any) -> None:
     if any(name not in properties for name in required):
         raise NotStrict("required contains an unknown property")
     for name, value in list(properties.items()):
-        _strict_node(value)
+        _strict_node(value, refuses)
         if name not in required and not _allows_null(value):
             properties[name] = {"anyOf": [value, {"type": "null"}]}
     schema["required"] = list(properties)
     schema["additionalProperties"] = False
 
 
-def make_strict(schema: Any) -> dict[str, Any]:
+def make_strict(schema: Any, refuses: Refuses | None = None) -> dict[str, Any]:
     """A strict copy of a tool's parameter schema; raises :class:`NotStrict`."""
     copied = copy.deepcopy(schema)
     if not isinstance(copied, dict):
         raise NotStrict("root schema must have type object")
-    _strict_node(copied)
+    _strict_node(copied, refuses)
     if copied.get("type") != "object":
         raise NotStrict("root schema must have type object")
     return copied
 
 
-def strict_sampling(tool: Any, supported: bool) -> bool | None:
+def strict_sampling(tool: Any, supported: bool, refuses: Refuses | None = None) -> bool | None:
     """Whether ``tool`` goes out strict: True, or None when it did not ask or cannot be (then
     the caller's default applies). A tool that requires strict sampling where it is impossible
     raises ``ValueError``, which fails the request as pi does."""
@@ -124,7 +133,7 @@ def strict_sampling(tool: Any, supported: bool) -> bool | None:
             )
         return None
     try:
-        make_strict(tool.parameters)
+        make_strict(tool.parameters, refuses)
     except NotStrict as problem:
         if required:
             raise ValueError(
@@ -134,6 +143,14 @@ def strict_sampling(tool: Any, supported: bool) -> bool | None:
     return True
 
 
-def tool_parameters(tool: Any, strict: bool | None) -> dict[str, Any]:
+def tool_parameters(tool: Any, strict: bool | None, refuses: Refuses | None = None) -> dict[str, Any]:
     """The schema a request declares for ``tool``: the strict rewrite when it goes out strict."""
-    return make_strict(tool.parameters) if strict is True else tool.parameters
+    return make_strict(tool.parameters, refuses) if strict is True else tool.parameters
+
+
+def prefers_strict(tool: Any) -> bool:
+    """The tool asks for strict sampling where possible (``"prefer"``), not at any price."""
+    config = getattr(tool, "constrained_sampling", None)
+    return (
+        isinstance(config, dict) and config.get("type") == "json_schema" and config.get("strict") != "require"
+    )

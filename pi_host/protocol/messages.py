@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any, Literal
 
-from pi_host._record import Field, Record, RecordError, _Fail
+from pi_host._record import Field, Record, RecordError
 
 Number = int | float
 """JSON numbers keep their int/float form so ``0`` written by pi is written back as ``0``."""
@@ -290,10 +290,7 @@ def parse_message(data: dict[str, Any], strict: bool = False) -> Any:
     if data.get("content", ...) is None:
         data = {**data, "content": "" if role in ("user", "system", "custom") else []}
     cls = _BY_ROLE.get(role, UnknownMessage) if isinstance(role, str) else UnknownMessage
-    try:
-        return cls._from_dict(data, strict)
-    except _Fail as failed:
-        raise RecordError(cls.__name__, failed.problems) from None
+    return cls.model_validate(data, strict=strict)
 
 
 def parse_messages(items: list[dict[str, Any]]) -> list[Any]:

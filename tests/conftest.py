@@ -39,6 +39,13 @@ E2E_KINDS = {"terminal": "terminal", "interop": "interop", "venvs": "venv"}
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):
+        # Compile pi-host's own modules once, here, before the workers start: on a fresh clone the
+        # first pi of each worker (and any started at the same moment) would each compile them.
+        import compileall
+
+        for package in ("pi_host", "plugins"):
+            compileall.compile_dir(str(TESTS.parent / package), quiet=1, workers=2)
     # The inner loop draws an eighth of each fuzz test's examples (support/budget.py); set before
     # collection, where the budgets are read, and inherited by the xdist workers.
     if config.option.markexpr.replace(" ", "") == "note2e":

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -33,7 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from rpc_memory import rss_mib  # noqa: E402
+from rpc_memory import bench_folders, rss_mib  # noqa: E402
 
 from tests.support.loopback import LoopbackServer, Reply, write_models_json  # noqa: E402
 from tests.support.terminal import Terminal, pi_env, tmux_available  # noqa: E402
@@ -83,12 +82,7 @@ def main() -> int:
     if not tmux_available():
         print("tmux is not installed")
         return 2
-    root = Path(tempfile.mkdtemp(prefix="pi-interactive-memory-"))
-    home, agent, work = root / "home", root / "agent", root / "work"
-    for folder in (home, agent, work):
-        folder.mkdir()
-    (work / "notes.txt").write_text("the notes of this bench\n" * 20)
-    (agent / "settings.json").write_text('{"compaction": {"enabled": false}, "quietStartup": true}')
+    root, home, agent, work = bench_folders("pi-interactive-memory-", {"quietStartup": True})
     env = pi_env(home, agent, PI_HOST_CACHE_DIR=str(root / "cache"), PI_OFFLINE="1", PYTHONPATH=str(REPO))
     replies = []
     for turn in range(1, options.turns + 1):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import sys
 import tempfile
@@ -40,6 +41,19 @@ def rss_mib(pid: int) -> float:
     return 0.0
 
 
+def bench_folders(prefix: str, settings: dict) -> tuple[Path, Path, Path, Path]:
+    """A temporary root with home, agent dir and working directory: the file each turn reads, and
+    settings.json with automatic compaction off (the loopback server answers in order, so a
+    summary request would take a turn's reply; the transcript passes 128k tokens near turn 400)."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    home, agent, work = root / "home", root / "agent", root / "work"
+    for folder in (home, agent, work):
+        folder.mkdir()
+    (work / "notes.txt").write_text("the notes of this bench\n" * 20)
+    (agent / "settings.json").write_text(json.dumps({"compaction": {"enabled": False}, **settings}))
+    return root, home, agent, work
+
+
 def session_bytes(agent: Path) -> int:
     return sum(path.stat().st_size for path in (agent / "sessions").rglob("*.jsonl"))
 
@@ -49,14 +63,7 @@ def main() -> int:
     parser.add_argument("--turns", type=int, default=1000)
     parser.add_argument("--every", type=int, default=100)
     options = parser.parse_args()
-    root = Path(tempfile.mkdtemp(prefix="pi-rpc-memory-"))
-    home, agent, work = root / "home", root / "agent", root / "work"
-    for folder in (home, agent, work):
-        folder.mkdir()
-    (work / "notes.txt").write_text("the notes of this bench\n" * 20)
-    # the loopback server answers in order: a compaction's summary request would take a turn's
-    # reply (the transcript passes the 128k window near turn 400)
-    (agent / "settings.json").write_text('{"compaction": {"enabled": false}}')
+    root, home, agent, work = bench_folders("pi-rpc-memory-", {})
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(
         HOME=str(home),

@@ -481,14 +481,14 @@ class Record:
             return []
         return [(k, v) for k, v in values.items() if k not in fields and k[:1] != "_"]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, skip: frozenset[str] = frozenset()) -> dict[str, Any]:
         """The JSON-ready dict pi would write (absent optional fields are left out), fields in
-        declaration order, then the unknown ones."""
+        declaration order, then the unknown ones; ``skip`` names fields to leave out too."""
         values = self.__dict__
         out: dict[str, Any] = {}
         for name, info in type(self).model_fields.items():
             value = values.get(name)
-            if value is not None:
+            if value is not None and name not in skip:
                 out[info.alias] = json_value(value)
         for key, value in self._extra_items():
             if value is not None:

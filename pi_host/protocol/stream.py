@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pi_host._record import json_value
 from pi_host.protocol.messages import AssistantMessage, PiModel, ToolCall
 
 
@@ -109,18 +108,15 @@ AssistantMessageEvent = (
 )
 
 
+_WIRE_SKIP = frozenset({"partial"})
+
+
 def event_to_wire(event: Any) -> dict[str, Any]:
     """The event as JSON/RPC modes print it inside ``message_update``.
 
     ``partial`` is stripped; ``toolcall_start`` gains the call's ``id`` and ``toolName``.
     """
-    fields = type(event).model_fields
-    data: dict[str, Any] = {}
-    for key, value in event.__dict__.items():
-        if value is None or key == "partial" or key[0] == "_":
-            continue
-        info = fields.get(key)
-        data[info.alias if info is not None else key] = json_value(value)
+    data = event.to_json(_WIRE_SKIP)
     if event.type == "toolcall_start":
         block = event.partial.content[event.content_index]
         data["id"] = block.id

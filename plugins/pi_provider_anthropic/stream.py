@@ -116,33 +116,33 @@ async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
             except ProviderHTTPError as exc:
                 # Claude refused the strict tools as over its limits: once more with the tools that
                 # only prefer strict sampling sent plain, and not again for this session (tools.py)
-                if plain_preferred or not any(preferred) or not _over_strict_limits(exc):
+                refusal = _strict_limit_refusal(exc)
+                if plain_preferred or not any(preferred) or refusal is None:
                     raise
                 plain_preferred = True
                 tools.mark_over_limits(options.session_id)
-                _note_fallback(builder.message, exc)
+                _note_fallback(builder.message, refusal)
         async for item in _events(builder, response, context, options, oauth):
             yield item
 
 
-def _over_strict_limits(exc: ProviderHTTPError) -> bool:
+def _strict_limit_refusal(exc: ProviderHTTPError) -> str | None:
+    """The API's message when ``exc`` refuses the strict tools as over Claude's limits."""
+    if exc.status != 400:
+        return None
     try:
         error = orjson.loads(exc.body or "{}").get("error") or {}
     except (orjson.JSONDecodeError, AttributeError):
-        return False
-    return (
-        exc.status == 400
-        and error.get("type") == "invalid_request_error"
-        and tools.is_limit_error(str(error.get("message", "")))
-    )
+        return None
+    message = str(error.get("message", ""))
+    return message if error.get("type") == "invalid_request_error" and tools.is_limit_error(message) else None
 
 
-def _note_fallback(message: Any, exc: ProviderHTTPError) -> None:
-    error = (orjson.loads(exc.body or "{}").get("error") or {}).get("message", "")
+def _note_fallback(message: Any, refusal: str) -> None:
     note = {
         "type": "anthropic_strict_tools_fallback",
         "timestamp": int(time.time() * 1000),
-        "error": {"message": str(error)},
+        "error": {"message": refusal},
         "details": {"reason": "strict_tool_limits_exceeded"},
     }
     message.diagnostics = [*(message.diagnostics or []), note]

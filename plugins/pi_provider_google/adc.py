@@ -89,26 +89,13 @@ def sign_jwt(info: dict[str, Any], token_uri: str, now: float | None = None) -> 
 
 
 def _post_form(url: str, fields: dict[str, str]) -> dict[str, Any]:
+    from pi_provider_google.adc_external import call
+
     data = urllib.parse.urlencode(fields).encode()
-    request = urllib.request.Request(
-        url,
-        data=data,
-        headers={"content-type": "application/x-www-form-urlencoded", "accept": "application/json"},
+    headers = {"content-type": "application/x-www-form-urlencoded", "accept": "application/json"}
+    return call(
+        urllib.request.Request(url, data=data, headers=headers), "Google token exchange", CredentialsError
     )
-    try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:  # noqa: S310 (the file's token_uri)
-            return json.loads(response.read() or b"{}")
-    except urllib.error.HTTPError as exc:
-        raw = exc.read().decode("utf-8", "replace")
-        try:
-            body = json.loads(raw)
-            detail = f"{body.get('error', '')}: {body.get('error_description', '')}".strip(": ")
-        except ValueError:
-            detail = raw[:200]
-        raise CredentialsError(f"Google token exchange at {url} failed: {exc.code} {detail}") from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise CredentialsError(f"Google token exchange at {url} failed: {reason}") from None
 
 
 def _token_answer(info: dict[str, Any]) -> tuple[dict[str, Any], str]:
@@ -128,14 +115,19 @@ def _token_answer(info: dict[str, Any]) -> tuple[dict[str, Any], str]:
     return _post_form(token_uri, fields), token_uri
 
 
-def _plain_token(info: dict[str, Any]) -> str:
-    """The access token of a service account key or an authorized user (impersonation's source)."""
-    if info.get("type") not in ("service_account", "authorized_user"):
-        raise CredentialsError(f"Google source credentials of type {info.get('type')!r} are not supported")
+def _plain_token(info: dict[str, Any]) -> tuple[str, float]:
+    """The access token and its lifetime (s) of a service account key or an authorized user."""
     answer, token_uri = _token_answer(info)
     if not answer.get("access_token"):
         raise CredentialsError(f"Google token endpoint {token_uri} answered without an access_token")
-    return str(answer["access_token"])
+    return str(answer["access_token"]), float(answer.get("expires_in") or 3600)
+
+
+def _source_token(info: dict[str, Any]) -> str:
+    """Impersonation's source credentials: a key or an authorized user only."""
+    if info.get("type") not in ("service_account", "authorized_user"):
+        raise CredentialsError(f"Google source credentials of type {info.get('type')!r} are not supported")
+    return _plain_token(info)[0]
 
 
 def fetch_token(path: str) -> AccessToken:
@@ -156,7 +148,7 @@ def fetch_token(path: str) -> AccessToken:
             token, expires_at = adc_external.external_account(info, CredentialsError)
         else:
             token, expires_at = adc_external.impersonated_service_account(
-                info, _plain_token, CredentialsError
+                info, _source_token, CredentialsError
             )
         return AccessToken(token, expires_at, quota)
     if kind not in ("service_account", "authorized_user"):
@@ -164,12 +156,8 @@ def fetch_token(path: str) -> AccessToken:
             f"Google credentials of type {kind!r} ({path}) are not supported: use a service account key, "
             "workload identity federation or `gcloud auth application-default login`"
         )
-    answer, token_uri = _token_answer(info)
-    token = answer.get("access_token")
-    if not token:
-        raise CredentialsError(f"Google token endpoint {token_uri} answered without an access_token")
-    expires_in = float(answer.get("expires_in") or 3600)
-    return AccessToken(str(token), time.time() + expires_in, quota)
+    token, lifetime = _plain_token(info)
+    return AccessToken(token, time.time() + lifetime, quota)
 
 
 METADATA_PATH = "/computeMetadata/v1/instance/service-accounts/default/token"

@@ -36,7 +36,9 @@ Fail = Callable[[str], Exception]
 """Makes the caller's error (``adc.CredentialsError``) from a message."""
 
 
-def _call(request: urllib.request.Request, what: str, fail: Fail) -> dict[str, Any]:
+def call(request: urllib.request.Request, what: str, fail: Fail) -> dict[str, Any]:
+    """The JSON answer of ``request``; any failure is one ``fail(...)`` line naming the URL and
+    the endpoint's error (``{"error", "error_description"}`` or Google APIs' ``{"error": {...}}``)."""
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:  # noqa: S310 (the credentials file's URLs)
             return json.loads(response.read() or b"{}")
@@ -110,7 +112,7 @@ def _impersonate(url: str, token: str, info: dict[str, Any], fail: Fail) -> tupl
         headers={"authorization": f"Bearer {token}", "content-type": "application/json"},
         method="POST",
     )
-    answer = _call(request, "Service account impersonation", fail)
+    answer = call(request, "Service account impersonation", fail)
     access = answer.get("accessToken")
     if not access:
         raise fail(f"Service account impersonation at {url} answered without an accessToken")
@@ -140,7 +142,7 @@ def external_account(info: dict[str, Any], fail: Fail) -> tuple[str, float]:
         fields["options"] = json.dumps({"userProject": info["workforce_pool_user_project"]})
     url = info.get("token_url") or STS_URL
     request = urllib.request.Request(url, data=urllib.parse.urlencode(fields).encode(), headers=headers)
-    answer = _call(request, "Google token exchange", fail)
+    answer = call(request, "Google token exchange", fail)
     token = answer.get("access_token")
     if not token:
         raise fail(f"Google token exchange at {url} answered without an access_token")

@@ -29,4 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     install(cache_dir())
     from pi_host.cli.run import run_cli
 
-    return run_cli(args)
+    code = run_cli(args)
+    if argv is None:  # started as the ``pi`` command: skip the interpreter's teardown when safe
+        from pi_host.cli.fast_exit import finish
+
+        finish(code)
+    return code

@@ -13,6 +13,7 @@ import os
 import sys
 from typing import Any
 
+from pi_host.cli import fast_exit
 from pi_host.cli.args import UsageError, extract_plugin_flags, first_positional, parse, prescan
 from pi_host.cli.interrupts import Interrupts
 from pi_host.plugins.dispatch import PluginError, PluginHost
@@ -54,6 +55,7 @@ def run_cli(argv: list[str]) -> int:
     try:
         loaded = load_plugins(plugin_request)
         loaded.request = plugin_request  # /reload loads the same plugins again
+        fast_exit.watch(loaded.host)
     except PluginError:  # --strict-plugins: the failure was named in its one line already
         return 1
     try:

@@ -88,7 +88,7 @@ def store_lists(registry: Any, providers: list[str] | None = None) -> dict[str, 
         if not key:
             continue
         base_url = _configured_base_url(registry, info)
-        catalog = [_full(info, m) for m in info.models]
+        catalog = [_full(info, m) for m in info.model_dicts()]
         try:
             models = info.personalize(catalog, base_url, key)
         except Exception as exc:  # noqa: BLE001 - one provider's failure is reported, not raised

@@ -19,23 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_host.config import paths
+from pi_host.config.catalog_entries import CatalogEntries, copy_json, merge_fields, provider_entries
 from pi_host.config.json_files import read_json_object
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
-
-
-def _deepcopy(value: Any) -> Any:
-    """A private copy of catalog data. Catalog entries are JSON-shaped, so a JSON round trip
-    through orjson copies them; ``copy.deepcopy`` took most of a (re)load of pi's ~1,700
-    models. Anything else a plugin put in its catalog falls back to ``copy.deepcopy``."""
-    import orjson
-
-    try:
-        return orjson.loads(orjson.dumps(value))
-    except TypeError:
-        import copy
-
-        return copy.deepcopy(value)
 
 
 @dataclass
@@ -86,6 +73,17 @@ class ProviderInfo:
     """``(models, stored credential or None) -> models``: what the account behind a stored
     credential may use, out of the models that have a key (pi's ``filterModels``: a Copilot
     login lists only the models its account offers)."""
+    model_ids: list[str] | None = None
+    load_models: Callable[[], list[dict[str, Any]]] | None = None
+    """A catalog read on first use: ``model_ids`` are the ids of the models ``load_models()``
+    returns, in order; ``models`` stays empty until something reads them (:meth:`model_dicts`),
+    so a run that names its model builds only that provider's entries."""
+
+    def model_dicts(self) -> list[dict[str, Any]]:
+        """``models``, read through ``load_models`` first when that has not happened yet."""
+        if self.load_models is not None:
+            self.models, self.load_models = list(self.load_models()), None
+        return self.models
 
 
 _MODEL_FIELDS = (
@@ -107,17 +105,6 @@ def _configured_headers(spec: dict[str, Any]) -> list[dict[str, Any]]:
 
 class ModelNotFound(LookupError):
     pass
-
-
-def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    """Object fields merge field by field; other values replace."""
-    out = dict(base)
-    for key, value in override.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = {**out[key], **value}
-        else:
-            out[key] = value
-    return out
 
 
 def _fuzzy(needle: str, haystack: str) -> bool:
@@ -203,21 +190,23 @@ class ModelRegistry:
         self.custom: dict[str, dict[str, Any]] = {}
         self.problems = []
         self._configured: set[tuple[str, str]] = set()
-        raw_models: dict[tuple[str, str], dict[str, Any]] = {}
+        raw_models = CatalogEntries()
         from pi_host.config.model_store import store_path, stored_models
 
         store = store_path(self.models_json_path) if self.models_json_path else ""
         for info in self._builtin:
             self.providers[info.id] = info
-            for raw in (info.personalize and stored_models(info, store)) or info.models:
-                # a shallow copy: nothing below changes a catalog entry's nested values in place,
-                # and the entry is copied whole when (and if) it is validated, see _model
-                data = {"api": info.api, "provider": info.id, "baseUrl": info.base_url, **raw}
-                if info.headers:  # the model's own headers win, name by name
-                    data["headers"] = {**info.headers, **(raw.get("headers") or {})}
-                if info.compat:
-                    data["compat"] = {**info.compat, **(raw.get("compat") or {})}
-                raw_models[(info.id, data["id"])] = data
+            stored = info.personalize and stored_models(info, store)
+            if stored:
+                for data in provider_entries(info, stored):
+                    raw_models[(info.id, data["id"])] = data
+            elif info.load_models is not None and info.model_ids is not None:
+                raw_models.add_lazy(
+                    info.id, info.model_ids, lambda info=info: provider_entries(info, info.model_dicts())
+                )
+            else:
+                for data in provider_entries(info, info.model_dicts()):
+                    raw_models[(info.id, data["id"])] = data
         config, error = read_json_object(self.models_json_path) if self.models_json_path else ({}, None)
         if error:
             self.problems.append(error)
@@ -242,7 +231,7 @@ class ModelRegistry:
             return self._checked[key]
         from pi_host.protocol import Model
 
-        data = _deepcopy(self._raw[key])
+        data = copy_json(self._raw[key])
         if not data.get("name"):
             data["name"] = key[1]
         try:
@@ -269,7 +258,7 @@ class ModelRegistry:
         lowered = provider.lower()
         return self._validated(k for k in self._raw if k[0].lower() == lowered)
 
-    def _apply_provider(self, provider_id: str, spec: dict[str, Any], raw_models: dict) -> None:
+    def _apply_provider(self, provider_id: str, spec: dict[str, Any], raw_models: CatalogEntries) -> None:
         where = f"{self.models_json_path}: provider {provider_id!r}"
         builtin = self.providers.get(provider_id)
         self.custom[provider_id] = spec
@@ -295,9 +284,7 @@ class ModelRegistry:
             )
         else:
             # A built-in id with baseUrl/headers/compat redirects its built-in models.
-            for (pid, mid), data in raw_models.items():
-                if pid != provider_id:
-                    continue
+            for (pid, mid), data in raw_models.provider_items(provider_id):
                 if provider_level:
                     self._configured.add((pid, mid))
                 for key, value in provider_level.items():
@@ -320,7 +307,7 @@ class ModelRegistry:
                 )
                 continue
             data = {"provider": provider_id, **{k: v for k, v in provider_level.items() if k != "compat"}}
-            data.update({k: _deepcopy(v) for k, v in model.items()})
+            data.update({k: copy_json(v) for k, v in model.items()})
             data["provider"] = provider_id
             headers = {**(spec.get("headers") or {}), **(model.get("headers") or {})}
             if headers:  # provider headers apply too; the model's win, name by name (as pi)
@@ -337,7 +324,7 @@ class ModelRegistry:
         for model_id, override in (spec.get("modelOverrides") or {}).items():
             key = (provider_id, model_id)
             if key in raw_models and isinstance(override, dict):
-                raw_models[key] = _merge(raw_models[key], override)
+                raw_models[key] = merge_fields(raw_models[key], override)
                 self._configured.add(key)
 
     # --- lookup -----------------------------------------------------------------------------------
@@ -350,11 +337,9 @@ class ModelRegistry:
             found = self._model((provider, model_id))
             if found is not None:
                 return found
-        lowered = model_id.lower()
-        for model in self.provider_models(provider):
-            if model.id.lower() == lowered:
-                return model
-        return None
+        wanted = (provider.lower(), model_id.lower())  # case-insensitive: matched on the keys
+        matches = (k for k in self._raw if (k[0].lower(), k[1].lower()) == wanted)
+        return next(iter(self._validated(matches)), None)
 
     def _match(self, pattern: str, candidates: list[Any]) -> Any | None:
         from pi_host.config.model_reference import match
@@ -517,11 +502,14 @@ class ModelRegistry:
             found.append(plain(spec.get("apiKey")))
             for headers in _configured_headers(spec):
                 found += [token for v in headers.values() for token in secret_values(plain(v))]
-        for data in self._raw.values():  # the catalog's own data: nothing to validate for this
+        for data in self._raw.built_values():  # the catalog's own data: nothing to validate
+            # (an entry not built yet is the catalog file's, plus its provider's headers below)
             headers = data.get("headers")
             if isinstance(headers, dict):
                 found += [plain(v) for k, v in headers.items() if _CREDENTIAL.search(str(k))]
         for info in self.providers.values():
+            if info.id in self._raw.pending() and info.headers:
+                found += [plain(v) for k, v in info.headers.items() if _CREDENTIAL.search(str(k))]
             extra = auth_env.get(info.id, {})
             found += [extra.get(name) or os.environ.get(name) for name in info.env_keys]
         return list(dict.fromkeys(v for v in found if isinstance(v, str) and v))

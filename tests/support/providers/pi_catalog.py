@@ -21,6 +21,7 @@ from tests.support.paths import REPO
 PI_AI = REPO / ".tools/pi/node_modules/@earendil-works/pi-ai/dist"
 PI_AGENT = REPO / ".tools/pi/node_modules/@earendil-works/pi-coding-agent/dist"
 OUT = REPO / "plugins/pi_provider_catalog/catalog"
+INDEX = REPO / "plugins/pi_provider_catalog/catalog_index.json"
 RECORDED_LISTING = REPO / "tests/fixtures/providers/pi_list_models_1.6.0.txt"
 
 # The variables pi 1.6.0 reads a key from, per provider (pi-ai env-api-keys), in order.
@@ -146,7 +147,22 @@ def generate() -> list[str]:
         target = OUT / f"{provider}.json"
         target.write_text(json.dumps(doc, separators=(",", ":"), ensure_ascii=False) + "\n", encoding="utf-8")
         written.append(provider)
+    INDEX.write_text(json.dumps(build_index(OUT), separators=(",", ":")) + "\n", encoding="utf-8")
     return written
+
+
+def build_index(catalog: Path) -> dict:
+    """``catalog_index.json``: each provider file's fields without its models, plus the ids of
+    its models in order (the plugin parses a provider's file only when it is used)."""
+    providers = []
+    for path in sorted(catalog.glob("*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if path.stem != doc["id"]:
+            raise ValueError(f"{path.name} holds provider {doc['id']!r}")
+        providers.append(
+            {**{k: v for k, v in doc.items() if k != "models"}, "models": [m["id"] for m in doc["models"]]}
+        )
+    return {"providers": providers}
 
 
 def pi_listing(env: dict[str, str] | None = None, timeout: float = 60) -> str | None:

@@ -9,7 +9,6 @@ otherwise fill the disk); past that the log keeps its head and the notice says i
 from __future__ import annotations
 
 import os
-import tempfile
 from typing import Any
 
 from pi_host.lib.toolkit import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, Truncation, format_size, tail_of
@@ -67,6 +66,8 @@ class OutputCollector:
             self._open_file()
 
     def _open_file(self) -> None:
+        import tempfile  # only once an output is big enough to be kept in a file
+
         path = os.path.join(tempfile.gettempdir(), f"pi-bash-{os.urandom(8).hex()}.log")
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         self._file = os.fdopen(fd, "wb")

@@ -39,7 +39,6 @@ import asyncio
 import inspect
 import json
 import math
-import random
 import sys
 import time
 import weakref
@@ -112,6 +111,8 @@ class RetryPolicy:
         delay = self.base_delay_ms * (2 ** (attempt - 1))
         if self.max_retry_delay_ms:
             delay = min(delay, self.max_retry_delay_ms)
+        import random  # only a retry waits
+
         return delay * (1 + random.random() * 0.1)
 
 

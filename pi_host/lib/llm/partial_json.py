@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import jiter
 import orjson
 
 _PARTIAL = "trailing-strings"
@@ -27,6 +26,8 @@ def parse_partial(text: str | bytes) -> dict[str, Any] | None:
     if not text:
         return None
     data = text.encode() if isinstance(text, str) else text
+    import jiter  # imported by the first tool call, not at start-up
+
     try:
         value = jiter.from_json(data, partial_mode=_PARTIAL, cache_mode="keys")
     except ValueError:
@@ -108,6 +109,8 @@ def parse_final(text: str) -> tuple[dict[str, Any], str | None]:
     if not text or not text.strip():
         return {}, None
     quoted = text if len(text) <= 2000 else text[:2000] + "..."
+    import jiter
+
     try:
         value = jiter.from_json(text.encode(), cache_mode="keys")
     except ValueError as first:

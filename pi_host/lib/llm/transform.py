@@ -11,7 +11,6 @@ The input messages are never mutated: changed messages are shallow copies with n
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable
 from typing import Any
@@ -69,6 +68,8 @@ _NOT_ANTHROPIC = re.compile(r"[^a-zA-Z0-9_-]")
 
 
 def short_hash(text: str, length: int = 8) -> str:
+    import hashlib  # only for over-long tool call ids
+
     return hashlib.sha256(text.encode()).hexdigest()[:length]
 
 

@@ -18,7 +18,6 @@ import asyncio
 import os
 import ssl
 import weakref
-import zlib
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -112,13 +111,20 @@ class _Decoder:
 
     def __init__(self, encoding: str) -> None:
         self.encoding = encoding.strip().lower()
-        wbits = {"gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS}.get(self.encoding)
-        self._zlib = zlib.decompressobj(wbits) if wbits is not None else None
+        self._zlib: Any = None
+        if self.encoding in ("gzip", "deflate"):  # zlib is imported only for a compressed body
+            import zlib
+
+            self._zlib = zlib.decompressobj(
+                zlib.MAX_WBITS | 16 if self.encoding == "gzip" else zlib.MAX_WBITS
+            )
         self._first = True
 
     def decode(self, data: bytes) -> bytes:
         if self._zlib is None:
             return data
+        import zlib
+
         try:
             return self._zlib.decompress(data)
         except zlib.error as exc:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime
 from operator import itemgetter
 from typing import Any
 
@@ -31,6 +30,8 @@ def iso_to_ms(value: Any) -> int:
         return int(value) if math.isfinite(value) else 0
     if not isinstance(value, str):
         return 0
+    from datetime import datetime  # only sessions with summaries or custom messages get here
+
     try:
         return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
     except (ValueError, OverflowError):

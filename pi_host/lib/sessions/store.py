@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Callable
-from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_host.lib.sessions.stubs import Stubs
 from pi_host.lib.sessions.tree import (
@@ -36,18 +36,24 @@ from pi_host.lib.sessions.tree import (
 from pi_host.lib.sessions.validate import EntrySource, check_entries
 from pi_host.session.store import SessionContext, SessionStore, StoreOptions  # noqa: F401 (re-exported)
 
+if TYPE_CHECKING:
+    from datetime import datetime
+
 SESSION_VERSION = 3
 SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 
 
 def iso_timestamp(value: datetime) -> str:
     """ISO-8601 UTC with milliseconds and ``Z``, the entry timestamp format (pi's ``toISOString``)."""
+    from datetime import UTC
+
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def iso_now() -> str:
-    """The current time as an entry timestamp."""
-    return iso_timestamp(datetime.now(UTC))
+    """The current time as an entry timestamp (with ``time``: ``datetime`` costs ~1 ms to import)."""
+    millis = time.time_ns() // 1_000_000
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(millis // 1000)) + f".{millis % 1000:03d}Z"
 
 
 def new_session_id() -> str:

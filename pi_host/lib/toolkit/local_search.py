@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import sys
 from collections.abc import Callable
 
@@ -33,6 +32,8 @@ def find_ripgrep(agent_dir: str | None = None) -> str | None:
     for candidate in candidates:
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
+    import shutil
+
     return shutil.which("rg")
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import os
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +36,8 @@ def default_shell() -> str:
     """``/bin/bash``, else ``bash`` on PATH, else ``sh``."""
     if os.path.exists("/bin/bash"):
         return "/bin/bash"
+    import shutil
+
     return shutil.which("bash") or "sh"
 
 

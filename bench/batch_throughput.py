@@ -9,7 +9,8 @@ process start, plugin loading, the session file, the event stream, the bookkeepi
     .venv/bin/python bench/batch_throughput.py [--tasks 12] [--runs 3] [--no-ray]
 
 Medians of ``--runs`` runs. Overhead per task = (wall of the batch at -j 1) / tasks − the median
-wall of one `pi -p` run against the same server.
+wall of one `pi -p` run against the same server. Exit status 1 when the local executor's overhead
+is over ``--target-ms`` (issue 36: 100 ms).
 """
 
 from __future__ import annotations
@@ -69,7 +70,9 @@ def main() -> int:
     parser.add_argument("--tasks", type=int, default=12)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-ray", action="store_true")
+    parser.add_argument("--target-ms", type=float, default=100.0, help="issue 36: local -j 1 overhead")
     args = parser.parse_args()
+    failed = False
     root = tempfile.mkdtemp(prefix="pb-")  # short: Ray's socket paths must fit in 107 bytes
     env = dict(os.environ)
     for name in ("home", "agent", "work"):
@@ -120,6 +123,8 @@ def main() -> int:
                     )
                     per_task = wall / args.tasks
                     overhead = f"{(per_task - single) * 1000:13.0f}" if jobs == 1 else f"{'':13}"
+                    if name == "local" and jobs == 1 and (per_task - single) * 1000 > args.target_ms:
+                        failed = True
                     print(
                         f"{name:<9}{jobs:>3}{wall:>9.2f}{args.tasks / wall * 60:>11.1f}"
                         f"{per_task * 1000:>13.0f}{overhead}"
@@ -129,7 +134,9 @@ def main() -> int:
             subprocess.run([str(Path(sys.executable).parent / "ray"), "stop", "--force"],
                            capture_output=True, env=env)  # fmt: skip
         shutil.rmtree(root, ignore_errors=True)
-    return 0
+    verdict = "OVER" if failed else "ok"
+    print(f"-> local -j 1 overhead per task (target <= {args.target_ms:g} ms) {verdict}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

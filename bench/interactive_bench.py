@@ -84,6 +84,10 @@ class RunResult:
     escape: float | None = None
 
 
+START_TARGET = 0.35
+"""Issue 36: start-up to an editable prompt (first echo) at most this share of pi 1.6.0's."""
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     if not ordered:
@@ -388,6 +392,12 @@ def main() -> int:
     for name in names:
         if "error" in results[name]:
             print(f"{name}: did not run: {results[name]['error']}")
+    ours, theirs = results.get("pi-host", {}), results.get("pi", {})
+    if "first echo (ms)" in ours and "first echo (ms)" in theirs:
+        ratio = ours["first echo (ms)"] / theirs["first echo (ms)"]
+        verdict = "ok" if ratio <= START_TARGET else "OVER"
+        print(f"-> start-up to first echo, pi-host/pi {ratio:.2f}x (target <= {START_TARGET}x) {verdict}")
+        return 0 if ratio <= START_TARGET else 1
     return 0
 
 

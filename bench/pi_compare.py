@@ -226,6 +226,9 @@ class Case:
     prepare: Callable[[str], None] | None = None
     check: Callable[[str], bool] = lambda out: True
     rss_target: float | None = None
+    wall_max: float | None = None
+    """Absolute limits on pi-host's own median, in seconds and MiB (checked with or without pi)."""
+    rss_max: float | None = None
 
 
 class Comparison:
@@ -328,4 +331,20 @@ def report(results: dict[str, dict[str, Figures]], cases: list[Case], runs: int)
             print(line)
             if ratio > case.target:
                 failed.append(label)
+        failed += _absolute_limits(label, case, figures["pi-host"])
+    return failed
+
+
+def _absolute_limits(label: str, case: Case, ours: Figures) -> list[str]:
+    failed, parts = [], []
+    if case.wall_max is not None:
+        ok = ours.wall <= case.wall_max
+        parts.append(f"pi-host {ours.wall:.2f} s (target <= {case.wall_max:g} s) {'ok' if ok else 'OVER'}")
+        failed += [] if ok else [f"{label} time"]
+    if case.rss_max is not None:
+        ok = ours.rss <= case.rss_max
+        parts.append(f"pi-host {ours.rss:.0f} MiB (target <= {case.rss_max:g} MiB) {'ok' if ok else 'OVER'}")
+        failed += [] if ok else [f"{label} RSS"]
+    if parts:
+        print("  -> " + "; ".join(parts))
     return failed

@@ -7,9 +7,10 @@ Two things compile source text on every run, the same text each time:
 * ``typing.ForwardRef`` compiles each string annotation pydantic resolves (about 900).
 
 Together that is 60-90 ms of a run that takes a few hundred. Like ``__pycache__`` for modules,
-this keeps the code objects in ``<cache dir>/compiled-<python tag>.marshal``: ``dataclasses``
-gets an ``exec`` and ``typing`` a ``compile`` that look the exact text up first (the text and
-mode are the key, so a hit is what compiling would have produced) and compile only what is new.
+this keeps the code objects in ``<cache dir>/compiled-v2-<python tag>.marshal`` (each one
+marshalled on its own, so a run unmarshals only those it uses): ``dataclasses`` gets an ``exec``
+and ``typing`` a ``compile`` that look the exact text up first (the text and mode are the key,
+so a hit is what compiling would have produced) and compile only what is new.
 The file is rewritten at exit, atomically, only when something new was compiled; an unreadable
 file counts as empty. ``PI_HOST_NO_CODE_CACHE=1`` turns it off.
 """
@@ -53,6 +54,8 @@ class CodeCache:
         if code is None:
             code = self.known[key] = _real_compile(source, "<string>", mode)
             self.new = True
+        elif isinstance(code, bytes):  # each entry is kept marshalled: a run loads only its own
+            code = self.known[key] = marshal.loads(code)
         self.used[key] = code
         return code
 
@@ -75,8 +78,9 @@ class CodeCache:
         tmp = f"{self.path}.{os.getpid()}.tmp"
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            entries = {k: v if isinstance(v, bytes) else marshal.dumps(v) for k, v in keep.items()}
             with open(tmp, "wb") as handle:
-                handle.write(marshal.dumps(keep))
+                handle.write(marshal.dumps(entries))
             os.replace(tmp, self.path)
         except (OSError, ValueError):
             with contextlib.suppress(OSError):
@@ -91,7 +95,9 @@ def install(cache_dir: str | None) -> CodeCache | None:
     import typing
 
     tag = f"{sys.implementation.cache_tag}-{sys.hexversion:x}"
-    cache = CodeCache(os.path.join(cache_dir, f"compiled-{tag}.marshal"))
+    cache = CodeCache(
+        os.path.join(cache_dir, f"compiled-v2-{tag}.marshal")
+    )  # v2: entries marshalled one by one
     # Module globals are found before builtins: only these two modules see the cached versions.
     dataclasses.exec = cache.exec  # type: ignore[attr-defined]
     typing.compile = cache.compile  # type: ignore[attr-defined]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_host.lib.compaction.config import (
     CompactionSettings,
@@ -20,7 +20,6 @@ from pi_host.lib.compaction.config import (
     resolve_settings,
     should_compact,
 )
-from pi_host.lib.compaction.cut import CompactionPreparation, prepare_compaction
 from pi_host.lib.compaction.errors import CompactionCancelled, CompactionError
 from pi_host.lib.compaction.estimate import (  # noqa: F401 (branch_context_tokens: the old import path)
     Entry,
@@ -35,6 +34,9 @@ from pi_host.lib.compaction.results import field_of, json_value, strategy_summar
 from pi_host.loop import events
 from pi_host.protocol.abort import AbortController, AbortError
 from pi_host.session.retry import omit_answer
+
+if TYPE_CHECKING:  # the cut is imported by the first compaction, not by every session
+    from pi_host.lib.compaction.cut import CompactionPreparation
 
 RECOVERY_EXHAUSTED = (
     "Context overflow recovery failed: the context still did not fit after one compact-and-retry "
@@ -270,6 +272,8 @@ class Compactor:
         last = getattr(self.session, "_last_entry", None)
         if last and last[0] is final and last[1]:
             path = [*path, {"type": "context_edit", "id": "?", "targetId": last[1], "replacement": None}]
+        from pi_host.lib.compaction.cut import prepare_compaction
+
         return not isinstance(prepare_compaction(path, self.settings(), 0), str)
 
     async def _omit(self, final: Any) -> int | None:
@@ -310,6 +314,8 @@ class Compactor:
             raise CompactionCancelled()
         settings = self.settings()
         path = branch_path(session.store)
+        from pi_host.lib.compaction.cut import prepare_compaction
+
         prepared = prepare_compaction(path, settings, self.context_tokens())
         if isinstance(prepared, str) and reason != "manual":
             # pi attempts no automatic compaction then: no compaction_start / _end pair

@@ -1,8 +1,9 @@
 """The ConverseStream request body (``bedrock-converse-stream``), as pi 1.6.0 sends it through
 the AWS SDK: ``messages`` (user text and images, assistant text / tool uses / reasoning, the
-tool results of a turn in one user message), ``system``, ``inferenceConfig``, ``toolConfig`` and
-``additionalModelRequestFields`` (Claude's thinking, GPT reasoning effort). Claude models that
-cache get a ``cachePoint`` after the system prompt and on the last user message.
+tool results of a turn in one user message), ``system``, ``inferenceConfig``, ``toolConfig``
+(strict tools: :mod:`pi_provider_bedrock.tools`) and ``additionalModelRequestFields`` (Claude's
+thinking, GPT reasoning effort). Claude models that cache get a ``cachePoint`` after the system
+prompt and on the last user message.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pi_host.lib.llm.provider_env import env_value
 from pi_host.lib.llm.tokens import clamp_thinking_level
 from pi_host.lib.llm.transform import scrub_body, transform_messages
 from pi_host.protocol.transcript import replay_system
+from pi_provider_bedrock.tools import convert_tools, supports_strict
 
 EMPTY = "<empty>"
 _FORMATS = {
@@ -216,7 +218,11 @@ def _reasoning_fields(
     return None
 
 
-def build_body(model: Any, context: Any, options: Any, region: str | None = None) -> dict[str, Any]:
+def build_body(
+    model: Any, context: Any, options: Any, region: str | None = None, tools: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The request body; ``tools`` is a ``toolConfig`` already made (:func:`convert_tools`), else
+    the context's tools are converted here."""
     messages = transform_messages(context.messages, model)  # Bedrock's tool-id rule for the api
     prompt = replay_system(messages).render()
     body: dict[str, Any] = {"messages": convert_messages(model, messages, options)}
@@ -233,18 +239,9 @@ def build_body(model: Any, context: Any, options: Any, region: str | None = None
     if options.temperature is not None:
         inference["temperature"] = options.temperature
     body["inferenceConfig"] = inference
-    if context.tools:
-        tools = [
-            {
-                "toolSpec": {
-                    "name": t.name,
-                    "description": t.description,
-                    "inputSchema": {"json": t.parameters},
-                }
-            }
-            for t in context.tools
-        ]
-        body["toolConfig"] = {"tools": tools}
+    tool_config = convert_tools(context.tools, supports_strict(model), False)[0] if tools is None else tools
+    if tool_config is not None:
+        body["toolConfig"] = tool_config
     extra = _reasoning_fields(model, options, level, region, max_tokens)
     if extra:
         body["additionalModelRequestFields"] = extra

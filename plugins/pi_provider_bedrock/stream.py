@@ -10,16 +10,18 @@ starts as pi's (``Throttling error: ...``) so retry and overflow rules match the
 from __future__ import annotations
 
 import base64
+import time
 from collections.abc import AsyncIterator
-from contextlib import aclosing
+from contextlib import AsyncExitStack, aclosing
 from typing import Any
 from urllib.parse import quote
 
 import orjson
 
 from pi_host.lib.llm.builder import MessageBuilder, guard
+from pi_host.lib.llm.errors import ProviderHTTPError
 from pi_host.lib.llm.http import open_sse, request_headers, run_request_hooks, stream_event_hook, user_agent
-from pi_provider_bedrock import auth
+from pi_provider_bedrock import auth, tools
 from pi_provider_bedrock.eventstream import Decoder
 from pi_provider_bedrock.request import build_body
 
@@ -51,8 +53,11 @@ def _reserved(name: str) -> bool:
     return lower.startswith("x-amz-") or lower in ("authorization", "host")
 
 
-def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any], dict[str, str], str]:
-    """(url, body, unsigned headers, signing region); pure apart from reading a profile's region."""
+def prepare(
+    model: Any, context: Any, options: Any, tools: dict[str, Any] | None = None
+) -> tuple[str, dict[str, Any], dict[str, str], str]:
+    """(url, body, unsigned headers, signing region); pure apart from reading a profile's region.
+    ``tools``: the ``toolConfig`` to send, else the context's tools as they ask."""
     region = auth.region_for(model, options, auth.profile_region(options))
     url = f"{auth.endpoint(model, options, region)}/model/{quote(model.id, safe='')}/converse-stream"
     headers = {
@@ -61,7 +66,7 @@ def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any]
         if not _reserved(k)
     }
     headers.update({"content-type": "application/json", "accept": "application/vnd.amazon.eventstream"})
-    return url, build_body(model, context, options, region), headers, region
+    return url, build_body(model, context, options, region, tools), headers, region
 
 
 def stream_bedrock(model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
@@ -158,12 +163,46 @@ async def _events(builder: MessageBuilder, model: Any, context: Any, options: An
         yield builder.fail(str(exc))
 
 
+async def _open(
+    builder: MessageBuilder, model: Any, context: Any, options: Any, stack: AsyncExitStack
+) -> Any:
+    """The open response. Claude on Bedrock refuses strict tools over its limits before the
+    stream starts, so sending once more with the preferring tools plain repeats no output."""
+    plain_preferred = tools.over_limits(options.session_id)
+    while True:
+        tool_config, preferred_strict = tools.convert_tools(
+            context.tools, tools.supports_strict(model), plain_preferred
+        )
+        url, body, headers, region = prepare(model, context, options, tool_config)
+        body = await run_request_hooks(options, body, headers)
+        content = orjson.dumps(body)
+        headers = await auth.authorize(url, content, headers, options, region)
+        try:
+            return await stack.enter_async_context(
+                open_sse(url, body=content, headers=headers, options=options)
+            )
+        except ProviderHTTPError as exc:
+            refusal = tools.limit_refusal(exc)
+            if plain_preferred or not preferred_strict or refusal is None:
+                raise
+            plain_preferred = True
+            tools.mark_over_limits(options.session_id)  # later requests of the session start plain
+            _note_fallback(builder.message, refusal)
+
+
+def _note_fallback(message: Any, refusal: str) -> None:
+    note = {
+        "type": "bedrock_strict_tools_fallback",
+        "timestamp": int(time.time() * 1000),
+        "error": {"message": refusal},
+        "details": {"reason": "strict_tool_limits_exceeded"},
+    }
+    message.diagnostics = [*(message.diagnostics or []), note]
+
+
 async def _converse(builder: MessageBuilder, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
-    url, body, headers, region = prepare(model, context, options)
-    body = await run_request_hooks(options, body, headers)
-    content = orjson.dumps(body)
-    headers = await auth.authorize(url, content, headers, options, region)
-    async with open_sse(url, body=content, headers=headers, options=options) as response:
+    async with AsyncExitStack() as stack:
+        response = await _open(builder, model, context, options, stack)
         yield builder.start()
         decoder = Decoder()
         parser = ConverseParser(builder)

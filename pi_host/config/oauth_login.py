@@ -42,7 +42,9 @@ class Interaction:
     ``notify(event)`` gets pi's event shapes: ``{"type": "auth_url", "url", "instructions"}``,
     ``{"type": "device_code", "userCode", "verificationUri"}``, ``{"type": "progress", "message"}``.
     ``select(message, [(id, label)])`` returns an id; ``text(message, placeholder)`` a line;
-    ``manual_code(message, placeholder, done)`` a pasted line, or None once ``done`` is set.
+    ``manual_code(message, placeholder, done)`` a pasted line, or None once ``done`` is set;
+    ``{"type": "info", "message", "links": [{"label", "url"}]}`` comes from the cloud set-ups
+    (:mod:`pi_host.config.cloud_logins`).
     """
 
     notify: Callable[[dict[str, Any]], None]
@@ -51,6 +53,8 @@ class Interaction:
     manual_code: Callable[[str, str, threading.Event], str | None]
     cancelled: threading.Event = field(default_factory=threading.Event)
     open_browser: bool = True
+    secret: Callable[[str], str | None] | None = None
+    """A line typed without echo (a key or token); ``text`` when None."""
 
     def check(self) -> None:
         if self.cancelled.is_set():

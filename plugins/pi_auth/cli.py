@@ -70,12 +70,14 @@ class TerminalInteraction:
     """Builds the :class:`~pi_host.config.oauth_login.Interaction` for a terminal; ``browser``
     false is ``--no-browser`` (pi: take the sign-in method after the browser one, open nothing)."""
 
-    def __init__(self, provider: str, browser: bool) -> None:
-        self.provider, self.browser = provider, browser
+    def __init__(self, provider: str, browser: bool, ask_every_choice: bool = False) -> None:
+        self.provider, self.browser, self.ask_every_choice = provider, browser, ask_every_choice
         self.skipped: list[str] = []
 
     def select(self, message: str, options: list[tuple[str, str]]) -> str | None:
         first, others = options[0], options[1:]
+        if self.ask_every_choice:  # an API-key set-up: every option is offered (pi)
+            return self._pick(message, options)
         if self.browser:
             self.skipped = [label for _, label in others]
             return first[0]
@@ -84,15 +86,20 @@ class TerminalInteraction:
         if len(others) == 1:
             _out(f"{message}: {others[0][1]}")
             return others[0][0]
+        return self._pick(message, others)
+
+    @staticmethod
+    def _pick(message: str, options: list[tuple[str, str]]) -> str | None:
         _out(message)
-        for index, (_, label) in enumerate(others, 1):
+        for index, (_, label) in enumerate(options, 1):
             _out(f"  {index}. {label}")
         while True:
-            answer = _read_line(f"Select 1-{len(others)}: ")
+            answer = _read_line(f"Select 1-{len(options)}: ")
             if answer is None:
                 return None
-            if answer.strip().isdigit() and 1 <= int(answer) <= len(others):
-                return others[int(answer) - 1][0]
+            if answer.strip().isdigit() and 1 <= int(answer) <= len(options):
+                return options[int(answer) - 1][0]
+            _out(f"Enter a number from 1 to {len(options)}.")
 
     def notify(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
@@ -111,6 +118,8 @@ class TerminalInteraction:
             _out("Waiting for authentication...")
         elif event.get("message"):
             _out(str(event["message"]))
+            for link in event.get("links") or ():
+                _out(f"  {link['label']}: {link['url']}" if link.get("label") else f"  {link['url']}")
 
     def text(self, message: str, placeholder: str) -> str | None:
         return _read_line(f"{message}{f' ({placeholder})' if placeholder else ''}: ")
@@ -130,6 +139,7 @@ def _name(provider: str) -> str:
 
 
 def login(argv: list[str]) -> int:
+    from pi_host.config.cloud_logins import CLOUD_LOGINS
     from pi_host.config.credentials import AuthStorage
     from pi_host.config.oauth_login import Interaction
     from pi_host.config.oauth_providers import ANTHROPIC_REFUSAL, PROVIDERS
@@ -149,6 +159,8 @@ def login(argv: list[str]) -> int:
     if api_key and not browser:
         return _err("--no-browser only applies to account sign-in; omit it with --api-key.")
     storage = AuthStorage()
+    if (api_key or provider not in PROVIDERS) and provider in CLOUD_LOGINS:
+        return _cloud_login(provider, storage)
     if api_key or provider not in PROVIDERS:
         if not api_key and provider == "anthropic":
             return _err(ANTHROPIC_REFUSAL)
@@ -198,6 +210,40 @@ def login(argv: list[str]) -> int:
         return _err(f"Could not save the credentials: {exc}")
     _out(f"Logged in to {_name(provider)}. Credentials saved to {storage.path}")
     return 0
+
+
+def _cloud_login(provider: str, storage: Any) -> int:
+    """A provider set up with more than a key (pi's API-key login with questions): every
+    question is asked, choices as a numbered list."""
+    from pi_host.config.cloud_logins import CLOUD_LOGINS
+    from pi_host.config.oauth_http import OAuthError
+    from pi_host.config.oauth_login import Interaction
+
+    front = TerminalInteraction(provider, browser=False, ask_every_choice=True)
+    interaction = Interaction(
+        notify=front.notify,
+        select=front.select,
+        text=front.text,
+        manual_code=front.manual_code,
+        secret=_secret,
+    )
+    flow = CLOUD_LOGINS[provider]
+    try:
+        credential = flow.login(interaction)
+    except (OAuthError, KeyboardInterrupt, EOFError):
+        return _err("Login cancelled.")
+    try:
+        storage.update(provider, credential)
+    except (OSError, ValueError, TimeoutError) as exc:
+        return _err(f"Could not save the credentials: {exc}")
+    _out(f"Saved API key for {flow.name}. Credentials saved to {storage.path}")
+    return 0
+
+
+def _secret(message: str) -> str | None:
+    import getpass
+
+    return getpass.getpass(f"{message}: ") if sys.stdin.isatty() else _read_line(f"{message}: ")
 
 
 def logout(argv: list[str]) -> int:

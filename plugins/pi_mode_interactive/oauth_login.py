@@ -23,7 +23,15 @@ def offers_sign_in(provider: str) -> bool:
     return provider in PROVIDERS
 
 
+def offers_set_up(provider: str) -> bool:
+    """A provider whose login asks more than a key (Bedrock, Vertex, Cloudflare)."""
+    from pi_host.config.cloud_logins import CLOUD_LOGINS
+
+    return provider in CLOUD_LOGINS
+
+
 async def sign_in(ui: Screen, provider: str) -> None:
+    from pi_host.config.cloud_logins import CLOUD_LOGINS
     from pi_host.config.credentials import AuthStorage
     from pi_host.config.oauth_http import OAuthError
     from pi_host.config.oauth_login import Interaction
@@ -31,7 +39,8 @@ async def sign_in(ui: Screen, provider: str) -> None:
     from pi_mode_interactive.dialogs import TextDialog
 
     loop = asyncio.get_running_loop()
-    flow = PROVIDERS[provider]
+    set_up = provider not in PROVIDERS  # a cloud set-up (pi: an API-key login with questions)
+    flow: Any = CLOUD_LOGINS[provider] if set_up else PROVIDERS[provider]
 
     def on_loop(coro: Any) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, loop).result()
@@ -44,15 +53,19 @@ async def sign_in(ui: Screen, provider: str) -> None:
             text = f"Open {event['verificationUri']} and enter code: {event['userCode']}\nWaiting for authentication..."
             _open(str(event["verificationUri"]))
         else:
-            text = str(event.get("message") or "")
+            links = [f"  {link.get('label', '')}: {link['url']}" for link in event.get("links") or ()]
+            text = "\n".join([str(event.get("message") or ""), *links]).strip()
         if text:
             loop.call_soon_threadsafe(ui.notice, text)
 
     def select(message: str, options: list[tuple[str, str]]) -> str | None:
         return on_loop(ui.pick(message, [(key, label, "") for key, label in options]))
 
+    async def ask(message: str, **options: Any) -> Any:
+        return await ui.ask(TextDialog(message, **options))  # built on the loop: a dialog needs one
+
     def text(message: str, placeholder: str) -> str | None:
-        return on_loop(ui.ask(TextDialog(message, placeholder=placeholder)))
+        return on_loop(ask(message, placeholder=placeholder))
 
     def manual_code(message: str, placeholder: str, done: threading.Event) -> str | None:
         dialog: dict[str, Any] = {}
@@ -76,7 +89,10 @@ async def sign_in(ui: Screen, provider: str) -> None:
                 return None
         return future.result()
 
-    interaction = Interaction(notify=notify, select=select, text=text, manual_code=manual_code)
+    def secret(message: str) -> str | None:
+        return on_loop(ask(message, password=True))
+
+    interaction = Interaction(notify=notify, select=select, text=text, manual_code=manual_code, secret=secret)
     try:
         credential = await asyncio.to_thread(flow.login, interaction)
     except OAuthError as exc:
@@ -94,7 +110,8 @@ async def sign_in(ui: Screen, provider: str) -> None:
     except (OSError, ValueError, TimeoutError) as exc:
         ui.notice(f"Could not save the credentials: {exc}", "error")
         return
-    ui.notice(f"Logged in to {flow.name}. Credentials saved to {storage.path}")
+    done = "Saved API key for" if set_up else "Logged in to"
+    ui.notice(f"{done} {flow.name}. Credentials saved to {storage.path}")
 
 
 def _open(url: str) -> None:

@@ -68,7 +68,7 @@ async def login(ui: Screen, args: str = "") -> None:
     """``/login [provider]``: sign in with a subscription, or store an API key in auth.json."""
     from pi_host.config.credentials import AuthStorage
     from pi_mode_interactive.dialogs import TextDialog
-    from pi_mode_interactive.oauth_login import offers_sign_in, sign_in
+    from pi_mode_interactive.oauth_login import offers_set_up, offers_sign_in, sign_in
 
     provider = args.strip()
     if not provider:
@@ -84,7 +84,7 @@ async def login(ui: Screen, args: str = "") -> None:
         provider = await ui.pick("Log in to a provider", items)
         if provider is None:
             return
-    if offers_sign_in(provider):
+    if offers_sign_in(provider) or offers_set_up(provider):
         await sign_in(ui, provider)
         return
     if provider == "anthropic":

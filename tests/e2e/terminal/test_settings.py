@@ -145,6 +145,30 @@ def test_login_stores_a_hidden_key_0600_and_logout_removes_it(world):
         assert secret not in path.read_text()
 
 
+def test_login_to_a_cloud_provider_asks_pis_questions(world):
+    """/login amazon-bedrock: the method picker, then the profile, stored as pi stores it."""
+    with LoopbackServer([]) as server:
+        with terminal_pi(world, server) as term:
+            term.send("/login amazon-bedrock")
+            term.press("Enter")
+            term.wait_for("Select Amazon Bedrock authentication method:")
+            term.wait_for("Existing AWS credential chain")
+            term.press("Down")
+            term.wait_for(re.compile(r"›\s+AWS profile"), scrollback=False)
+            term.press("Enter")
+            term.wait_for("Enter AWS profile name")
+            term.send("team-profile")
+            term.press("Enter")
+            term.wait_for("Saved API key for Amazon Bedrock")
+            assert "AWS credential provider chain" in term.scrollback()
+            term.press("C-d")
+            assert term.wait_exit() == 0
+    auth = world["agent"] / "auth.json"
+    assert json.loads(auth.read_text()) == {
+        "amazon-bedrock": {"type": "api_key", "env": {"AWS_PROFILE": "team-profile"}}
+    }
+
+
 def test_trust_shows_the_decision_and_saves_a_new_one(world):
     project_settings = world["work"] / ".pi" / "settings.json"
     project_settings.parent.mkdir()

@@ -24,7 +24,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -157,6 +156,21 @@ def _serve(ready, stop) -> None:
     httpd.shutdown()
 
 
+LAUNCHER = """
+import os, sys, time
+report = int(sys.argv[1])
+started = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+_pid, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - started
+os.write(report, f"{wall} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}".encode())
+"""
+"""Runs one measured program (``python -S -I``, ~8 MiB): its wall time from fork to exit, its
+peak RSS in KiB (``wait4``) and its exit status, written to the file descriptor given first."""
+
+
 class BenchServer:
     """The loopback server, in a child process so it never competes for the measuring process's GIL."""
 
@@ -274,25 +288,34 @@ class Comparison:
             scratch_file = os.path.join(self.scratch, f"run-{index}.jsonl")
             case.prepare(scratch_file)
         command = harness.argv + case.args(scratch_file)
-        # Output goes to files and the child is reaped with wait4: its own peak RSS, no pipe limits.
+        # Output goes to files, no pipe limits. The child is started and reaped by a small
+        # launcher: a process's peak RSS counts the memory of the process it was forked from,
+        # so forking from this (grown) one would read as at least this one's size.
         with tempfile.TemporaryFile() as out_file, tempfile.TemporaryFile() as err_file:
-            started = time.perf_counter()
+            read_end, write_end = os.pipe()
             process = subprocess.Popen(
-                command, cwd=self.work, env=harness.env, stdout=out_file, stderr=err_file
+                [sys.executable, "-S", "-I", "-c", LAUNCHER, str(write_end), *command],
+                cwd=self.work,
+                env=harness.env,
+                stdout=out_file,
+                stderr=err_file,
+                pass_fds=(write_end,),
             )
-            _pid, status, usage = os.wait4(process.pid, 0)
-            wall = time.perf_counter() - started
-            process.returncode = os.waitstatus_to_exitcode(status)
+            os.close(write_end)
+            with os.fdopen(read_end, "rb") as report:
+                figures = report.read().split()
+            process.wait()
             out_file.seek(0)
             err_file.seek(0)
             text, err = out_file.read().decode(errors="replace"), err_file.read().decode(errors="replace")
-        if process.returncode != 0 or not case.check(text):
-            raise RuntimeError(
-                f"{harness.name} {case.label}: exit {process.returncode}\n{text[-800:]}\n{err[-1500:]}"
-            )
+        wall, peak_kib, code = (
+            (float(figures[0]), int(figures[1]), int(figures[2])) if figures else (0, 0, -1)
+        )
+        if code != 0 or not case.check(text):
+            raise RuntimeError(f"{harness.name} {case.label}: exit {code}\n{text[-800:]}\n{err[-1500:]}")
         if scratch_file and os.path.exists(scratch_file):
             os.unlink(scratch_file)
-        return wall, usage.ru_maxrss / 1024
+        return wall, peak_kib / 1024
 
     def compare(self, cases: list[Case], runs: int) -> dict[str, dict[str, Figures]]:
         results = {case.label: {h.name: Figures() for h in self.harnesses} for case in cases}

@@ -18,19 +18,19 @@ import os
 import sys
 from typing import Any
 
-_host: Any = None
+_hosts: list[Any] = []
 
 
 def watch(host: Any) -> None:
-    """Remember the run's plugin host: its records say which plugins are loaded at exit."""
-    global _host
-    _host = host
+    """Remember a plugin host of the run (the first, and each ``/reload``'s): their records say
+    which plugins were loaded."""
+    _hosts.append(host)
 
 
 def _safe() -> bool:
-    if _host is None or os.environ.get("PI_HOST_NO_FAST_EXIT"):
+    if not _hosts or os.environ.get("PI_HOST_NO_FAST_EXIT"):
         return False
-    if any(record.source != "builtin" for record in _host.records if record.error is None):
+    if any(r.source != "builtin" for host in _hosts for r in host.records if r.error is None):
         return False
     threading = sys.modules.get("threading")
     if threading is not None:  # a normal exit would wait for these

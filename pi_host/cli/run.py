@@ -202,6 +202,7 @@ async def _run(
 
     def reload_plugins() -> tuple[Any, bool | None]:
         reloaded = load_plugins(loaded.request)
+        fast_exit.watch(reloaded.host)  # /reload may bring a plugin the first load did not have
         return reloaded.host, reloaded.trust.trusted
 
     limits = _limits(args)

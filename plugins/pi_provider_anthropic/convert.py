@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from pi_host.lib.llm.http import user_agent
 from pi_host.lib.llm.tokens import apply_budget, clamp_max_tokens, clamp_thinking_level, thinking_budget
 from pi_host.lib.llm.transform import scrub_surrogates, transform_messages
 from pi_host.protocol.transcript import replay_system
+from pi_provider_anthropic import system_messages as in_place
 from pi_provider_anthropic.tools import convert_tools
 
 API_VERSION = "2023-06-01"
@@ -26,16 +28,24 @@ REDACTED_PLACEHOLDER = "[Reasoning redacted]"
 IMAGE_ONLY_RESULT = "(see attached image)"
 ERROR_IMAGES_CAPTION = "Images from the failed tool result above:"
 CLAUDE_CODE_IDENTITY = "You are Claude Code, Anthropic's official CLI for Claude."
-CLAUDE_CODE_TOOL_NAMES = {
-    "read": "Read",
-    "write": "Write",
-    "edit": "Edit",
-    "bash": "Bash",
-    "grep": "Grep",
-    "ls": "LS",
-}
+# Claude Code 2.x's tool names in its casing: an OAuth request names tools as Claude Code does
+# (matched case-insensitively; other names are sent as they are).
+CLAUDE_CODE_TOOLS = (
+    "Read", "Write", "Edit", "Bash", "Grep", "Glob", "AskUserQuestion", "EnterPlanMode",
+    "ExitPlanMode", "KillShell", "NotebookEdit", "Skill", "Task", "TaskOutput", "TodoWrite",
+    "WebFetch", "WebSearch",
+)  # fmt: skip
+_CLAUDE_CODE_NAMES = {name.lower(): name for name in CLAUDE_CODE_TOOLS}
 
 _EFFORT = {"minimal": "low", "low": "low", "medium": "medium", "high": "high"}
+
+
+def claude_code_name(name: str) -> str:
+    return _CLAUDE_CODE_NAMES.get(name.lower(), name)
+
+
+def same_name(name: str) -> str:
+    return name
 
 
 def compat(model: Any, name: str, default: Any) -> Any:
@@ -105,7 +115,7 @@ def _user_content(content: Any) -> list[dict[str, Any]] | str | None:
     return blocks or None
 
 
-def _assistant_content(message: Any, model: Any, tool_names: dict[str, str]) -> list[dict[str, Any]]:
+def _assistant_content(message: Any, model: Any, rename: Callable[[str], str]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     allow_empty = compat(model, "allowEmptySignature", False)
     for block in message.content:
@@ -135,7 +145,7 @@ def _assistant_content(message: Any, model: Any, tool_names: dict[str, str]) -> 
                 {
                     "type": "tool_use",
                     "id": block.id,
-                    "name": tool_names.get(block.name, block.name),
+                    "name": rename(block.name),
                     "input": block.arguments,
                 }
             )
@@ -168,22 +178,39 @@ def _tool_results(results: list[Any]) -> list[dict[str, Any]]:
 
 
 def convert_messages(
-    messages: list[Any], model: Any, tool_names: dict[str, str], levels: dict[int, str] | None = None
+    messages: list[Any],
+    model: Any,
+    rename: Callable[[str], str],
+    levels: dict[int, str] | None = None,
+    tool_changes: in_place.ToolConverter | None = None,
 ) -> list[dict[str, Any]]:
     """The ``messages`` list. ``levels``, when given, receives ``{position: effort}`` for each
-    converted reply of this provider that recorded the effort it was made with."""
+    converted reply of this provider that recorded the effort it was made with.
+
+    System messages still in ``messages`` are sent in place (``supportsMidConvoSystemMessages``),
+    with native tool changes when ``tool_changes`` converts tools. Each is held back until just
+    before the next reply that is sent (a reply that converts to nothing does not count), or the
+    end: Anthropic wants each ``tool_result`` right after its ``tool_use``, so nothing may come
+    between them. A change made before a user message thus follows it on the wire."""
     out: list[dict[str, Any]] = []
+    held: list[dict[str, Any]] = []
     i = 0
     while i < len(messages):
         message = messages[i]
         role = getattr(message, "role", None)
-        if role == "user":
+        if role == "system":
+            converted = in_place.system_message(message, tool_changes, rename)
+            if converted is not None:
+                held.append(converted)
+        elif role == "user":
             content = _user_content(message.content)
             if content is not None:
                 out.append({"role": "user", "content": content})
         elif role == "assistant":
-            content = _assistant_content(message, model, tool_names)
+            content = _assistant_content(message, model, rename)
             if content:
+                out.extend(held)
+                held.clear()
                 level = message.provider_thinking_level
                 same = message.api == "anthropic-messages" and message.provider == model.provider
                 if levels is not None and same and level in EFFORTS:
@@ -197,17 +224,23 @@ def convert_messages(
             out.append({"role": "user", "content": _tool_results(run)})
             continue
         i += 1
+    out.extend(held)
     return out
 
 
+CACHED_LAST_BLOCKS = ("text", "image", "tool_result", "tool_addition", "tool_removal")
+
+
 def _place_last_cache_control(messages: list[dict[str, Any]], control: dict[str, Any]) -> None:
-    if not messages or messages[-1]["role"] != "user":
+    """The conversation's cache breakpoint: the last block of the last message, when that is a
+    user message or a system message sent in place."""
+    if not messages or messages[-1]["role"] not in ("user", "system"):
         return
     last = messages[-1]
     if isinstance(last["content"], str):
         last["content"] = [{"type": "text", "text": last["content"]}]
     block = last["content"][-1] if last["content"] else None
-    if block is not None and block["type"] in ("text", "image", "tool_result"):
+    if block is not None and block["type"] in CACHED_LAST_BLOCKS:
         block["cache_control"] = dict(control)
 
 
@@ -228,6 +261,30 @@ def _with_effort_markers(
 # --- the request ----------------------------------------------------------------------------------
 
 
+def _split_system(
+    model: Any, messages: list[Any], context_tools: list[Any] | None
+) -> tuple[str, list[Any], list[Any], bool]:
+    """``(system prompt, messages to convert, initial tools, native tool changes)``.
+
+    Without ``supportsMidConvoSystemMessages`` every system message folds into the prompt (the
+    transcript replayed). With it the leading one is the prompt and later ones stay in place;
+    tool changes are native when the model also has ``supportsMidConvoToolChanges`` and tools
+    are declared with the prompt (system_messages.py says why)."""
+    if not compat(model, "supportsMidConvoSystemMessages", False):
+        rest = [m for m in messages if getattr(m, "role", None) != "system"]
+        return replay_system(messages).render(), rest, [], False
+    head, rest = in_place.split_leading(messages)
+    prompt = in_place.prompt_text(head) if head is not None else ""
+    initial = in_place.initial_tools(head, messages, context_tools)
+    native = bool(initial) and bool(compat(model, "supportsMidConvoToolChanges", False))
+    return prompt, rest, initial, native
+
+
+def _current_tools(messages: list[Any], context_tools: list[Any] | None) -> list[Any]:
+    """The tools available now: the context's list, else the transcript's declarations."""
+    return list(context_tools) if context_tools else in_place.current_tools(messages)
+
+
 def build_request(
     model: Any,
     context: Any,
@@ -240,9 +297,9 @@ def build_request(
     tools that only prefer strict sampling as plain tools (the limit fallback, tools.py); whether
     any went out strict for that reason is appended to ``preferred_strict``."""
     oauth = is_oauth_key(api_key)
-    tool_names = CLAUDE_CODE_TOOL_NAMES if oauth else {}
+    rename = claude_code_name if oauth else same_name
     messages = transform_messages(list(context.messages), model)
-    state = replay_system(messages)
+    prompt, rest, initial, native = _split_system(model, messages, context.tools)
     retention = cache_retention(options)
     control = cache_control(model, retention)
 
@@ -283,27 +340,39 @@ def build_request(
     system: list[dict[str, Any]] = []
     if oauth:
         system.append({"type": "text", "text": CLAUDE_CODE_IDENTITY})
-    prompt = state.render()
     if prompt:
         system.append({"type": "text", "text": scrub_surrogates(prompt)})
-    if system and control:
-        system[-1]["cache_control"] = dict(control)
+    if control:
+        # every system block is marked, the Claude Code identity too (as pi does for OAuth)
+        for block in system:
+            block["cache_control"] = dict(control)
     if system:
         body["system"] = system
 
-    decls = list(context.tools) if context.tools else list(state.tools.values())
     eager = compat(model, "supportsEagerToolInputStreaming", True)
+    strict_ok = bool(compat(model, "supportsStrictTools", False))
+    preferred_any = False
+
+    def definitions(decls: list[Any]) -> list[dict[str, Any]]:
+        nonlocal preferred_any
+        tools, preferred = convert_tools(decls, rename, eager, strict_ok, plain_preferred)
+        preferred_any |= preferred
+        return tools
+
+    # Native tool changes: the initial tools and the placeholder, never changed afterwards.
+    decls = initial if native else _current_tools(messages, context.tools)
     if decls:
-        strict_ok = bool(compat(model, "supportsStrictTools", False))
-        tools, preferred = convert_tools(decls, tool_names, eager, strict_ok, plain_preferred)
-        if preferred_strict is not None:
-            preferred_strict.append(preferred)
+        tools = definitions(decls)
         if control and compat(model, "supportsCacheControlOnTools", True):
             tools[-1]["cache_control"] = dict(control)
-        body["tools"] = tools
+        body["tools"] = [*tools, in_place.placeholder_tool()] if native else tools
 
     levels: dict[int, str] = {}
-    converted = convert_messages(messages, model, tool_names, levels if markers else None)
+    converted = convert_messages(
+        rest, model, rename, levels if markers else None, definitions if native else None
+    )
+    if preferred_strict is not None:
+        preferred_strict.append(preferred_any)
     if control:
         _place_last_cache_control(converted, control)
     body["messages"] = _with_effort_markers(converted, levels, active) if markers else converted
@@ -318,6 +387,8 @@ def build_request(
         betas.append(BETA_INTERLEAVED)
     if mid_convo:
         betas.extend(BETAS_MID_CONVO_EFFORT)
+    if native:
+        betas.append(in_place.BETA_INLINE_TOOLS)
     headers: dict[str, str] = {
         "anthropic-version": API_VERSION,
         "anthropic-dangerous-direct-browser-access": "true",

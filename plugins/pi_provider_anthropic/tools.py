@@ -18,6 +18,7 @@ switching back would rewrite the tool definitions and miss the prompt cache.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from pi_host.lib.llm.strict_schema import prefers_strict, strict_sampling, tool_parameters
@@ -81,10 +82,15 @@ def _object_shape(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def convert_tools(
-    decls: list[Any], names: dict[str, str], eager: bool, supports_strict: bool, plain_preferred: bool
+    decls: list[Any],
+    rename: Callable[[str], str],
+    eager: bool,
+    supports_strict: bool,
+    plain_preferred: bool,
 ) -> tuple[list[dict[str, Any]], bool]:
-    """The ``tools`` list, and whether any tool went out strict only because it prefers it (the
-    ones the limit fallback sends plain, ``plain_preferred``)."""
+    """The ``tools`` list (``rename`` gives each tool's wire name), and whether any tool went out
+    strict only because it prefers it (the ones the limit fallback sends plain,
+    ``plain_preferred``)."""
     tools = []
     preferred_strict = False
     for decl in decls:
@@ -94,7 +100,7 @@ def convert_tools(
             strict = strict_sampling(decl, supports_strict, refuses)
         preferred_strict |= strict is True and prefers_strict(decl)
         schema = decl.parameters or {"type": "object", "properties": {}}
-        tool: dict[str, Any] = {"name": names.get(decl.name, decl.name), "description": decl.description}
+        tool: dict[str, Any] = {"name": rename(decl.name), "description": decl.description}
         if eager:
             tool["eager_input_streaming"] = True
         if strict is True:

@@ -2,8 +2,8 @@
 
 Models whose compat has ``supportsMidConvoSystemMessages`` take ``system`` messages inside
 ``messages``: the leading system message becomes the request's ``system`` prompt and each later
-one is sent in place, with its text (added content, and each section change framed by its name
-so the model can relate it to the leading prompt), as pi 1.6.0 sends it.
+one is sent in place, with its text: added content, and each section change named so the model
+can relate it to the leading prompt (as pi 1.6.0 does, in pi-host's own words).
 
 When the model also has ``supportsMidConvoToolChanges`` and the leading system message declares
 tools, tool changes are native: the request's ``tools`` stay the initial tools plus a deferred
@@ -59,11 +59,12 @@ def update_text(message: Any) -> str:
     text = content_text(message.content)
     if text:
         parts.append(text)
+    # pi-host's own wording (model-facing text; pi's framing differs in words, not in content)
     for name, value in (message.sections or {}).items():
         if value is None:
-            parts.append(f'Removed system prompt section "{name}".')
+            parts.append(f'Section "{name}" of the system prompt no longer applies.')
         else:
-            parts.append(f'Updated system prompt section "{name}":\n\n{value}')
+            parts.append(f'Section "{name}" of the system prompt changed to:\n\n{value}')
     return "\n\n".join(parts)
 
 

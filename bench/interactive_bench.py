@@ -8,7 +8,8 @@ server (``tests/support/loopback.py``). Every run gets a fresh agent dir
 (``PI_CODING_AGENT_DIR``, with the ``loop`` provider in ``models.json``), ``HOME`` and working
 directory, and ``PI_TELEMETRY=0 PI_SKIP_VERSION_CHECK=1 PI_OFFLINE=1``; pi-host's cache dir
 (``PI_HOST_CACHE_DIR``) is kept across the runs of a side, as it would be once installed. One
-uncounted warm-up run per side fills the page cache. One run, one process:
+uncounted warm-up run per side fills the page cache; then the sides' runs alternate, run by run.
+One run, one process:
 
 1. **start-up to an editable prompt**: the clock starts just before ``tmux new-session``.
    ``raw mode`` is when the program has switched the pane's tty out of cooked mode (``ICANON``
@@ -281,32 +282,7 @@ def harness_floor(args: argparse.Namespace) -> tuple[list[float], float]:
     return latencies, capture
 
 
-def measure_side(side: str, argv: list[str] | None, why_missing: str, args: argparse.Namespace) -> dict:
-    if argv is None:
-        print(f"{side}: not measured ({why_missing})", flush=True)
-        return {"error": why_missing}
-    cache = tempfile.mkdtemp(prefix=f"pi-ibench-cache-{side}-")
-    runs: list[RunResult] = []
-    try:
-        for index in range(args.runs + 1):
-            label = "warm-up" if index == 0 else f"run {index}/{args.runs}"
-            try:
-                run = one_run(side, argv, args, cache)
-            except SideFailed as failure:
-                print(f"{side}: {label} failed: {failure}", flush=True)
-                return {"error": str(failure).split("\n", 1)[0]}
-            if index:
-                runs.append(run)
-            print(
-                f"{side}: {label}: first echo {run.first_echo * 1000:.0f} ms, render {run.render_wall:.2f} s, "
-                f"CPU {run.answer_cpu:.2f} s, echo p50 {percentile(run.echo, 0.5) * 1000:.1f} ms"
-                + (f", escape {run.escape * 1000:.0f} ms" if run.escape is not None else "")
-                + (f", {run.echo_timeouts} echo timeouts" if run.echo_timeouts else "")
-                + (", streaming ended before typing did" if run.streaming_ended_early else ""),
-                flush=True,
-            )
-    finally:
-        shutil.rmtree(cache, ignore_errors=True)
+def _summary(runs: list[RunResult]) -> dict:
     echo = [value for run in runs for value in run.echo]
     escapes = [run.escape for run in runs if run.escape is not None]
 
@@ -327,6 +303,52 @@ def measure_side(side: str, argv: list[str] | None, why_missing: str, args: argp
         "peak RSS (MiB)": median("peak_rss"),
         "escape to aborted (ms)": statistics.median(escapes) * 1000 if escapes else None,
     }
+
+
+def measure_sides(
+    sides: list[tuple[str, list[str] | None, str]], args: argparse.Namespace
+) -> dict[str, dict]:
+    """One uncounted warm-up per side, then ``--runs`` runs of each side interleaved run by run
+    (the order alternating), so a slow phase of the machine hits both sides alike."""
+    results: dict[str, dict] = {}
+    runs: dict[str, list[RunResult]] = {}
+    caches: dict[str, str] = {}
+    for side, argv, why in sides:
+        if argv is None:
+            print(f"{side}: not measured ({why})", flush=True)
+            results[side] = {"error": why}
+        else:
+            runs[side], caches[side] = [], tempfile.mkdtemp(prefix=f"pi-ibench-cache-{side}-")
+    commands = {side: argv for side, argv, _ in sides if argv is not None}
+    try:
+        for index in range(args.runs + 1):
+            order = list(commands) if index % 2 == 0 else list(reversed(commands))
+            for side in order:
+                if side in results:  # failed earlier
+                    continue
+                label = "warm-up" if index == 0 else f"run {index}/{args.runs}"
+                try:
+                    run = one_run(side, commands[side], args, caches[side])
+                except SideFailed as failure:
+                    print(f"{side}: {label} failed: {failure}", flush=True)
+                    results[side] = {"error": str(failure).split("\n", 1)[0]}
+                    continue
+                if index:
+                    runs[side].append(run)
+                print(
+                    f"{side}: {label}: first echo {run.first_echo * 1000:.0f} ms, render {run.render_wall:.2f} s, "
+                    f"CPU {run.answer_cpu:.2f} s, echo p50 {percentile(run.echo, 0.5) * 1000:.1f} ms"
+                    + (f", escape {run.escape * 1000:.0f} ms" if run.escape is not None else "")
+                    + (f", {run.echo_timeouts} echo timeouts" if run.echo_timeouts else "")
+                    + (", streaming ended before typing did" if run.streaming_ended_early else ""),
+                    flush=True,
+                )
+    finally:
+        for cache in caches.values():
+            shutil.rmtree(cache, ignore_errors=True)
+    for side in commands:
+        results.setdefault(side, _summary(runs[side]))
+    return {side: results[side] for side, _, _ in sides}
 
 
 def main() -> int:
@@ -370,7 +392,7 @@ def main() -> int:
         f"one capture-pane {capture * 1e6:.0f} us",
         flush=True,
     )
-    results = {name: measure_side(name, argv, why, args) for name, argv, why in sides}
+    results = measure_sides(sides, args)
 
     names = [name for name, _, _ in sides]
     metrics = next((list(r) for r in results.values() if "error" not in r), [])

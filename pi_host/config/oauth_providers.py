@@ -12,10 +12,11 @@ provider            sign-in                                         stored besid
 ``xai``             device flow
 ``meta``            device flow, then a minted Model API key
 ``openrouter``      browser (PKCE, any port) or pasted URL          a permanent key (never expires)
+``radius``          browser (PKCE, port 1456) or pasted URL, or     ``scope``
+                    device code (:mod:`pi_host.config.oauth_radius`)
 ==================  ==============================================  ===================================
 
-Not offered: Anthropic's consumer plans (Anthropic does not allow third-party harnesses on them),
-and Radius (its ``pi-messages`` API is not implemented in pi-host).
+Not offered: Anthropic's consumer plans (Anthropic does not allow third-party harnesses on them).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 
 from pi_host.config import oauth_http as http
 from pi_host.config import oauth_openai as openai
+from pi_host.config import oauth_radius as radius
 from pi_host.config.oauth_http import OAuthError
 from pi_host.config.oauth_login import (
     Interaction,
@@ -426,4 +428,5 @@ PROVIDERS: dict[str, OAuthProvider] = {
         lambda entry: {**entry, **_meta_mint(str(entry.get("refresh") or ""))},
     ),
     "openrouter": OAuthProvider("OpenRouter", login_openrouter, lambda entry: entry),
+    "radius": OAuthProvider("Radius", radius.login, radius.refresh),
 }

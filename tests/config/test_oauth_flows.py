@@ -275,3 +275,68 @@ def test_copilot_requests_go_to_the_host_the_token_names(isolated_environment):
     assert moved.base_url == "https://api.enterprise.githubcopilot.com"
     kept, _ = info.prepare(model, options(api_key="ghu_plain_token"), context())
     assert kept.base_url == model.base_url
+
+
+# --- Radius: the gateway's own OAuth client APIs (tests/support/providers/radius.py) --------------
+
+
+@pytest.fixture
+def radius_gateway(isolated_environment, monkeypatch):
+    from pi_host.config import oauth_login
+    from tests.support.providers.radius import RadiusGateway
+
+    monkeypatch.setattr(oauth_login, "MINIMUM_INTERVAL_S", 0.01)
+    monkeypatch.setattr(oauth_login, "DEFAULT_INTERVAL_S", 0.01)
+    monkeypatch.setenv("PI_HOST_OAUTH_CALLBACK_PORT", "0")
+    with RadiusGateway() as server:
+        monkeypatch.setenv("PI_HOST_OAUTH_ORIGIN", server.url)
+        yield server
+
+
+def test_radius_browser_login_refresh_and_revoked_refresh(radius_gateway, isolated_environment):
+    from pi_host.config.oauth_providers import PROVIDERS
+
+    interaction, events = browser_interaction(method="browser")
+    entry = PROVIDERS["radius"].login(interaction)
+    assert set(entry) == {"type", "access", "refresh", "expires", "scope"}
+    assert entry["type"] == "oauth" and entry["scope"] == "gateway offline_access"
+    assert entry["expires"] < time.time() * 1000 + 3600 * 1000 - 59_000  # a minute early, as pi
+    authorize = next(r for r in radius_gateway.requests if r.path == "/authorize").query
+    assert authorize["client_id"] == "pi-gateway" and authorize["scope"] == "gateway offline_access"
+    assert authorize["handoff"] == "url" and authorize["code_challenge_method"] == "S256"
+    assert authorize["redirect_uri"].endswith("/oauth/callback")
+    assert events[0]["type"] == "progress" and authorize["redirect_uri"] in events[0]["message"]
+    assert events[1]["instructions"] == "Continue in your browser."
+    exchange = next(r for r in radius_gateway.requests if r.path == "/v1/oauth/token").form()
+    assert exchange["grant_type"] == "authorization_code" and exchange["client_id"] == "pi-gateway"
+    assert exchange["redirect_uri"] == authorize["redirect_uri"]
+    path = isolated_environment["agent"] / "auth.json"
+    _store(path, "radius", entry)
+    _refresh_then_revoke(path, "radius", radius_gateway)
+    refresh = [r.form() for r in radius_gateway.requests if r.path == "/v1/oauth/token"][1]
+    assert refresh == {
+        "grant_type": "refresh_token",
+        "client_id": "pi-gateway",
+        "refresh_token": entry["refresh"],
+    }
+
+
+def test_radius_pasted_redirect_and_device_code(radius_gateway):
+    from pi_host.config.oauth_http import OAuthError
+    from pi_host.config.oauth_providers import PROVIDERS
+
+    interaction, _ = browser_interaction(paste=True, method="browser")
+    assert PROVIDERS["radius"].login(interaction)["access"].startswith("radius-access-")
+    interaction, _ = browser_interaction(paste=True, method="browser", tamper=True)
+    with pytest.raises(OAuthError, match="State mismatch"):
+        PROVIDERS["radius"].login(interaction)
+    interaction, events = browser_interaction(method="device-code")
+    entry = PROVIDERS["radius"].login(interaction)
+    assert entry["access"].startswith("radius-access-") and entry["refresh"].startswith("radius-refresh-")
+    notice = next(e for e in events if e["type"] == "device_code")
+    assert notice["userCode"] == "RAD-1" and notice["verificationUri"] == "https://example.test/radius/device"
+    start = next(r for r in radius_gateway.requests if r.path == "/v1/oauth/device").form()
+    assert start == {"client_id": "pi-gateway", "scope": "gateway offline_access"}
+    polls = [r.form() for r in radius_gateway.requests if r.path == "/v1/oauth/token"][-2:]
+    assert [p["grant_type"] for p in polls] == ["urn:ietf:params:oauth:grant-type:device_code"] * 2
+    assert polls[0]["device_code"] == "radius-dc-1"

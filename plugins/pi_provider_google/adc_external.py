@@ -5,8 +5,9 @@
   text or JSON with ``format.subject_token_field_name``) is exchanged at ``token_url`` (Google's
   STS, the RFC 8693 token-exchange grant) for a federated token, which is then exchanged for a
   service account's token at ``service_account_impersonation_url`` when the file names one.
-  ``executable`` and AWS (``environment_id`` ``aws1``) sources are refused with one line: the first
-  would run a program named by a file, the second needs a signed AWS request.
+  An ``executable`` source (run only when ``GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1``) is
+  :mod:`pi_provider_google.adc_executable`; an AWS source (``environment_id`` ``aws1``: a signed
+  GetCallerIdentity request) is :mod:`pi_provider_google.adc_aws`.
 * ``impersonated_service_account`` (``gcloud auth application-default login
   --impersonate-service-account``): the ``source_credentials`` token is exchanged at
   ``service_account_impersonation_url`` (``delegates`` passed on).
@@ -58,15 +59,17 @@ def call(request: urllib.request.Request, what: str, fail: Fail) -> dict[str, An
         raise fail(f"{what} at {request.full_url} failed: {getattr(exc, 'reason', exc)}") from None
 
 
-def _subject_token(source: dict[str, Any], fail: Fail) -> str:
+def _subject_token(info: dict[str, Any], fail: Fail) -> str:
     """The external identity's token, as ``credential_source`` describes it."""
+    source = dict(info.get("credential_source") or {})
     if "executable" in source:
-        raise fail(
-            "Google external_account credentials with an executable source are not supported "
-            "(pi-host does not run programs named by a credentials file): use a file or URL source"
-        )
-    if source.get("environment_id", "").startswith("aws"):
-        raise fail("Google external_account credentials for AWS are not supported: use a file or URL source")
+        from pi_provider_google.adc_executable import executable_subject_token
+
+        return executable_subject_token(info, source["executable"], fail)
+    if str(source.get("environment_id") or "").startswith("aws"):
+        from pi_provider_google.adc_aws import aws_subject_token
+
+        return aws_subject_token(info, source, fail)
     if "file" in source:
         try:
             with open(source["file"], encoding="utf-8") as handle:
@@ -125,7 +128,7 @@ def _impersonate(url: str, token: str, info: dict[str, Any], fail: Fail) -> tupl
 
 def external_account(info: dict[str, Any], fail: Fail) -> tuple[str, float]:
     """An access token and its expiry (epoch seconds) for ``external_account`` credentials."""
-    subject = _subject_token(dict(info.get("credential_source") or {}), fail)
+    subject = _subject_token(info, fail)
     fields = {
         "grant_type": EXCHANGE_GRANT,
         "audience": str(info.get("audience", "")),

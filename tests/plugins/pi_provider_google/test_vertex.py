@@ -271,7 +271,7 @@ async def test_workload_identity_federation_with_impersonation(
     assert "invalid_grant" in text and "bad audience" in text and subject not in text
 
 
-async def test_url_sourced_subject_and_unsupported_sources(sse, isolated_environment, monkeypatch, tmp_path):
+async def test_url_sourced_subject_and_refused_sources(sse, isolated_environment, monkeypatch, tmp_path):
     adc = {
         "type": "external_account",
         "audience": "//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/az",
@@ -294,9 +294,15 @@ async def test_url_sourced_subject_and_unsupported_sources(sse, isolated_environ
     assert form["subject_token"] == "plain-subject-token" and "options" not in form
     assert sts.headers["authorization"] == "Basic " + base64.b64encode(b"wif-client:wif-secret").decode()
     assert model_request.headers["authorization"] == f"Bearer {TOKEN}"
+    # an executable source runs nothing without GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1
+    # (test_adc_executable.py); an AWS source needs its verification URL (test_adc_aws.py)
+    monkeypatch.delenv("GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES", raising=False)
     for source, words in (
-        ({"executable": {"command": "/bin/echo token"}}, "does not run programs"),
-        ({"environment_id": "aws1", "region_url": "http://169.254.169.254"}, "AWS are not supported"),
+        ({"executable": {"command": "/bin/echo token"}}, "GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1"),
+        (
+            {"environment_id": "aws1", "region_url": "http://169.254.169.254"},
+            "regional_cred_verification_url",
+        ),
     ):
         path.write_text(json.dumps({**adc, "credential_source": source}))
         events = await run(registry, model)

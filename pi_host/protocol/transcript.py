@@ -41,10 +41,10 @@ def apply_system_message(state: SystemState, message: Any) -> SystemState:
             state.sections.pop(name, None)
         else:
             state.sections[name] = value
+    for ref in message.tools_removed or ():  # removals first: a message may redefine a name
+        state.tools.pop(ref.name, None)
     for tool in message.tools_added or ():
         state.tools[tool.name] = tool
-    for ref in message.tools_removed or ():
-        state.tools.pop(ref.name, None)
     return state
 
 

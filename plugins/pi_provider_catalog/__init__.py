@@ -92,7 +92,13 @@ def _openrouter_personalize(models, base_url, key):
     return personalize(models, base_url, key)
 
 
-_PERSONALIZE = {"openrouter": _openrouter_personalize}
+def _radius_personalize(models, base_url, key):
+    from pi_provider_radius.gateway import personalize
+
+    return personalize(models, base_url, key)
+
+
+_PERSONALIZE = {"openrouter": _openrouter_personalize, "radius": _radius_personalize}
 
 
 def _copilot_account_models(models, credential):

@@ -6,7 +6,8 @@ id, max_tokens vs max_completion_tokens, store, stream options, reasoning fields
 answer in the API's format must come back as a tool call.
 
 Not here, with the reason: see ``NOT_RECORDED`` (openai-codex is login-only and checked with a
-stored login in tests/config/test_oauth_flows.py; radius speaks pi-messages, not implemented).
+stored login in tests/config/test_oauth_flows.py; radius speaks pi-messages and is compared
+with pi 1.6.0's own recorded requests in tests/e2e/providers/test_radius_cli.py).
 amazon-bedrock is checked on its own below: pi's AWS SDK speaks HTTP/2 to a plain-HTTP endpoint,
 so its request cannot be recorded by an HTTP/1.1 loopback server; the shape is AWS's documented
 ConverseStream one (test_bedrock.py has the SigV4 known-answer vector)."""

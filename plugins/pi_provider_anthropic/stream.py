@@ -13,11 +13,11 @@ from typing import Any
 
 import orjson
 
+from pi_host.lib.llm import strict_tool_limits as limits
 from pi_host.lib.llm.builder import MessageBuilder, guard
 from pi_host.lib.llm.errors import ProviderHTTPError
 from pi_host.lib.llm.http import open_sse, request_headers, run_request_hooks, stream_event_hook
 from pi_host.lib.llm.usage import apply_reported_cost, is_openrouter
-from pi_provider_anthropic import tools
 from pi_provider_anthropic.convert import (
     REDACTED_PLACEHOLDER,
     build_request,
@@ -97,7 +97,7 @@ def _usage(builder: MessageBuilder, usage: dict[str, Any], start: bool = False) 
 async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
     api_key = options.api_key or os.environ.get("ANTHROPIC_API_KEY")
     oauth = is_oauth_key(api_key)
-    plain_preferred = tools.over_limits(options.session_id)
+    plain_preferred = limits.over_limits(options.session_id)
     async with contextlib.AsyncExitStack() as stack:
         while True:
             preferred: list[bool] = []
@@ -120,7 +120,7 @@ async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
                 if plain_preferred or not any(preferred) or refusal is None:
                     raise
                 plain_preferred = True
-                tools.mark_over_limits(options.session_id)
+                limits.mark_over_limits(options.session_id)
                 _note_fallback(builder.message, refusal)
         async for item in _events(builder, response, context, options, oauth):
             yield item
@@ -135,7 +135,9 @@ def _strict_limit_refusal(exc: ProviderHTTPError) -> str | None:
     except (orjson.JSONDecodeError, AttributeError):
         return None
     message = str(error.get("message", ""))
-    return message if error.get("type") == "invalid_request_error" and tools.is_limit_error(message) else None
+    return (
+        message if error.get("type") == "invalid_request_error" and limits.is_limit_error(message) else None
+    )
 
 
 def _note_fallback(message: Any, refusal: str) -> None:

@@ -11,13 +11,13 @@ Anthropic's list. ``input_schema`` always has the object shape Anthropic accepts
 Claude refuses a request whose strict tools exceed its limits (20 strict tools, 16 optional or
 union-typed parameters across them) with a 400. The adapter then sends the request again with the
 tools that only *prefer* strict sampling as plain tools, and remembers the session
-(:func:`over_limits`) so its later requests do not try again: the tool set rarely changes, and
-switching back would rewrite the tool definitions and miss the prompt cache.
+(:mod:`pi_host.lib.llm.strict_tool_limits`, shared with Bedrock) so its later requests do not
+try again: the tool set rarely changes, and switching back would rewrite the tool definitions
+and miss the prompt cache.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -32,14 +32,6 @@ UNSUPPORTED = frozenset(
 STRING_FORMATS = frozenset(
     {"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
 )
-LIMIT_MESSAGES = (
-    "The compiled grammar is too large",
-    "Too many strict tools (",
-    "Schemas contains too many parameters with union types (",
-)
-MAX_SESSIONS = 10_000
-
-_over_limits: OrderedDict[str, None] = OrderedDict()
 
 
 def refuses(key: str, value: Any) -> bool:
@@ -51,22 +43,6 @@ def refuses(key: str, value: Any) -> bool:
     if key == "format":
         return not isinstance(value, str) or value not in STRING_FORMATS
     return False
-
-
-def is_limit_error(message: str) -> bool:
-    return any(text in message for text in LIMIT_MESSAGES)
-
-
-def over_limits(session_id: str | None) -> bool:
-    return session_id is not None and session_id in _over_limits
-
-
-def mark_over_limits(session_id: str | None) -> None:
-    if session_id is None:
-        return
-    _over_limits[session_id] = None
-    while len(_over_limits) > MAX_SESSIONS:
-        _over_limits.popitem(last=False)
 
 
 def _object_shape(schema: dict[str, Any]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 import orjson
 
+from pi_host.lib.llm import strict_tool_limits as limits
 from pi_host.lib.llm.builder import MessageBuilder, guard
 from pi_host.lib.llm.errors import ProviderHTTPError
 from pi_host.lib.llm.http import open_sse, request_headers, run_request_hooks, stream_event_hook, user_agent
@@ -168,7 +169,7 @@ async def _open(
 ) -> Any:
     """The open response. Claude on Bedrock refuses strict tools over its limits before the
     stream starts, so sending once more with the preferring tools plain repeats no output."""
-    plain_preferred = tools.over_limits(options.session_id)
+    plain_preferred = limits.over_limits(options.session_id)
     while True:
         tool_config, preferred_strict = tools.convert_tools(
             context.tools, tools.supports_strict(model), plain_preferred
@@ -186,7 +187,7 @@ async def _open(
             if plain_preferred or not preferred_strict or refusal is None:
                 raise
             plain_preferred = True
-            tools.mark_over_limits(options.session_id)  # later requests of the session start plain
+            limits.mark_over_limits(options.session_id)  # later requests of the session start plain
             _note_fallback(builder.message, refusal)
 
 

@@ -19,12 +19,12 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from pi_provider_anthropic.tools import is_limit_error, mark_over_limits, over_limits
 
 from pi_host.lib.llm.errors import ProviderHTTPError
 from pi_host.lib.llm.strict_schema import prefers_strict, strict_sampling, tool_parameters
+from pi_host.lib.llm.strict_tool_limits import is_limit_error
 
-__all__ = ["convert_tools", "limit_refusal", "mark_over_limits", "over_limits", "supports_strict"]
+__all__ = ["convert_tools", "limit_refusal", "supports_strict"]
 
 
 def supports_strict(model: Any) -> bool:

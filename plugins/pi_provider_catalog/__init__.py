@@ -93,7 +93,7 @@ def _openrouter_personalize(models, base_url, key):
 
 
 def _radius_personalize(models, base_url, key):
-    from pi_provider_radius.gateway import personalize
+    from pi_provider_catalog.radius_gateway import personalize
 
     return personalize(models, base_url, key)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import os
 
-from tests.support.pi import PI_SCRIPT, run_pi
 from tests.support.faux import text
+from tests.support.pi import PI_SCRIPT, run_pi
 
 # Imported at start through PYTHONPATH: a buffered write that only the teardown flushes.
 TEARDOWN_PROBE = """

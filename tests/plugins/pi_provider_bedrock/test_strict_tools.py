@@ -11,11 +11,11 @@ import itertools
 import json
 
 import pytest
-from pi_provider_anthropic import tools as anthropic_tools
 from pi_provider_bedrock import tools as bedrock_tools
 from pi_provider_bedrock.stream import stream_bedrock
 
 from pi_host.config.models import ModelRegistry
+from pi_host.lib.llm import strict_tool_limits
 from pi_host.plugins.selection import PluginRequest, load_plugins
 from pi_host.protocol import ToolDecl
 from tests.support.providers import eventstream
@@ -169,7 +169,7 @@ async def test_refused_as_over_the_limits_once_then_plain_for_the_rest_of_the_se
 async def test_the_record_is_shared_with_the_anthropic_adapter(sse):
     # pi keeps one record for both providers: both run Claude's limits
     session = next(session_ids)
-    anthropic_tools.mark_over_limits(session)
+    strict_tool_limits.mark_over_limits(session)  # as the Anthropic adapter marks it
     sse.enqueue(answer())
     await send(sse, [READ], session_id=session)
     assert "strict" not in specs(sse.last)["read"]
@@ -213,7 +213,7 @@ async def test_without_a_session_the_fallback_still_works_and_nothing_is_remembe
     events = await send(sse, [READ])
     assert events[-1].type == "done" and len(sse.requests) == 2
     assert events[-1].message.diagnostics[0]["type"] == "bedrock_strict_tools_fallback"
-    assert not bedrock_tools.over_limits(None)
+    assert not strict_tool_limits.over_limits(None)
     sse.enqueue(answer())
     await send(sse, [READ])
     assert specs(sse.last)["read"]["strict"] is True

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from pi_provider_radius import gateway
+from pi_provider_catalog import radius_gateway as gateway
 
 from tests.support.providers.radius import GATEWAY_MODEL, KEY, RadiusGateway
 

@@ -193,6 +193,21 @@ def test_no_import_cycles_in_a_plugin(package):
     assert cycles_of(plugin_graph(package)) == []
 
 
+@pytest.mark.parametrize("package", PLUGIN_PACKAGES)
+def test_a_plugin_imports_no_other_plugin(package):
+    """Plugins use the public API (``pi_host``), never each other's modules: what two plugins
+    share lives in ``pi_host`` (e.g. ``pi_host.lib.llm.strict_tool_limits``)."""
+    others = set(PLUGIN_PACKAGES) - {package}
+    found = []
+    for path in (PLUGINS / package).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            found += [f"{path.relative_to(PLUGINS)}: {n}" for n in names if n.split(".")[0] in others]
+    assert found == []
+
+
 def line_count(path: Path) -> int:
     return len(path.read_text(encoding="utf-8").splitlines())
 

@@ -6,9 +6,11 @@ OAuth access token goes as ``Authorization: Bearer`` with ``chatgpt-account-id``
 ``chatgpt_account_id`` claim), ``OpenAI-Beta: responses=experimental``, ``originator: pi`` and the
 session id as ``session-id`` / ``x-client-request-id``; the body always asks for encrypted
 reasoning, low text verbosity, ``tool_choice: auto`` and parallel tool calls, and tools carry no
-``strict``; ``response.done`` ends a response like ``response.completed``. pi first tries the
-backend's WebSocket transport and compresses SSE bodies with zstd; pi-host sends plain SSE,
-which pi itself falls back to.
+``strict``; ``response.done`` ends a response like ``response.completed``.
+
+Transports (pi's ``transport`` setting; ``auto`` by default): a WebSocket to the same URL first
+(:mod:`pi_provider_openai.codex_ws`, :mod:`pi_provider_openai.codex_stream`), then SSE for the
+rest of the session if the socket fails before the answer started; ``sse`` goes straight to SSE.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_host.lib.llm.builder import MessageBuilder, guard
-from pi_provider_openai.responses import record_effort, send
+from pi_provider_openai.responses import record_effort
 from pi_provider_openai.responses_request import build_body
 from pi_provider_openai.shared import auth_headers, output_cap, scrub_body, transform
 
 API = "openai-codex-responses"
 DEFAULT_BASE_URL = "https://chatgpt.com/backend-api"
+PROMPT_CACHE_KEY_MAX = 64  # the backend's limit on prompt_cache_key, which is the session id
 
 
 def codex_url(base_url: str) -> str:
@@ -32,20 +35,45 @@ def codex_url(base_url: str) -> str:
     return base + ("/responses" if base.endswith("/codex") else "/codex/responses")
 
 
-def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any], dict[str, str]]:
-    """(url, body, headers) for a request; pure, for tests. Raises ``ValueError`` when the key is
-    not a ChatGPT access token (no account id in it)."""
+def websocket_url(base_url: str) -> str:
+    """The same endpoint with the WebSocket scheme (``https`` → ``wss``, ``http`` → ``ws``)."""
+    url = codex_url(base_url)
+    for plain, secure in (("https://", "wss://"), ("http://", "ws://")):
+        if url.startswith(plain):
+            return secure + url[len(plain) :]
+    return url
+
+
+def cache_session_id(options: Any) -> str | None:
+    """The session id the backend sees (clamped to 64 characters), or None when caching is off."""
+    if not options.session_id or options.cache_retention == "none":
+        return None
+    return options.session_id[:PROMPT_CACHE_KEY_MAX]
+
+
+def account_id(api_key: str | None) -> str:
+    """The ChatGPT account id in the access token; ``ValueError`` when it is not such a token."""
     from pi_host.config.oauth_http import jwt_claims
 
-    claims = jwt_claims(options.api_key or "") or {}
+    claims = jwt_claims(api_key or "") or {}
     account = (claims.get("https://api.openai.com/auth") or {}).get("chatgpt_account_id")
     if not isinstance(account, str) or not account:
         raise ValueError("Failed to extract accountId from token: log in with `pi auth login openai-codex`")
+    return account
+
+
+def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any], dict[str, str]]:
+    """(url, body, headers) of the SSE request; pure, for tests. Raises ``ValueError`` when the
+    key is not a ChatGPT access token (no account id in it)."""
+    account = account_id(options.api_key)
     flags = dict(model.compat or {})
     messages = transform(model, context.messages)
     cap = output_cap(model, messages, options)
     body = build_body(model, messages, context.tools, options, flags, cap, off_as_update=True)
     body.pop("prompt_cache_retention", None)  # the Codex backend keeps its own cache
+    session = cache_session_id(options)
+    if session:
+        body["prompt_cache_key"] = session
     body["text"] = {"verbosity": "low"}
     body["include"] = ["reasoning.encrypted_content"]
     body["tool_choice"] = "auto"
@@ -61,9 +89,23 @@ def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any]
         "accept": "text/event-stream",
         "content-type": "application/json",
     })  # fmt: skip
-    if options.session_id and options.cache_retention != "none":
-        headers["session-id"] = headers["x-client-request-id"] = options.session_id
+    if session:
+        headers["session-id"] = headers["x-client-request-id"] = session
     return codex_url(model.base_url), scrub_body(body), headers
+
+
+def websocket_headers(sse_headers: dict[str, Any], request_id: str) -> dict[str, str]:
+    """The upgrade request's headers: the SSE ones without ``accept``, ``content-type`` and the
+    SSE beta, with the WebSocket beta and ``request_id`` (the session id, else a fresh id) as
+    ``session-id`` and ``x-client-request-id``."""
+    from pi_provider_openai.codex_ws import OPENAI_BETA_WEBSOCKETS
+
+    dropped = {"accept", "content-type", "openai-beta", "session-id", "x-client-request-id"}
+    headers = {k: v for k, v in sse_headers.items() if v is not None and k.lower() not in dropped}
+    headers.update({
+        "openai-beta": OPENAI_BETA_WEBSOCKETS, "x-client-request-id": request_id, "session-id": request_id,
+    })  # fmt: skip
+    return headers
 
 
 def stream_codex(model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
@@ -72,7 +114,9 @@ def stream_codex(model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
 
 
 async def _events(builder: MessageBuilder, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
+    from pi_provider_openai.codex_stream import run
+
     url, body, headers = prepare(model, context, options)  # a ValueError becomes the error event
     record_effort(builder, body)
-    async for event in send(builder, url, body, headers, options):
+    async for event in run(builder, model, url, body, headers, options):
         yield event

@@ -39,6 +39,10 @@ class Seen:
         return {k: v[0] for k, v in urllib.parse.parse_qs(self.body.decode()).items()}
 
     def json(self) -> Any:
+        if self.headers.get("content-encoding") == "zstd":  # pi's and pi-host's Codex SSE bodies
+            import zstandard
+
+            return json.loads(zstandard.ZstdDecompressor().decompressobj().decompress(self.body))
         return json.loads(self.body)
 
 
@@ -50,6 +54,11 @@ class AuthServer:
     pending_polls: int = 1  # device polls answered authorization_pending first
     device_interval: float = 0  # 0: the client's default (tests lower it in-process); 1 for CLI runs
     codex_tool_call: bool = True  # False: the Codex answer is text only (a CLI run ends)
+    # A tests.support.codex_socket.SocketScript accepts WebSocket upgrades of /codex/responses;
+    # None answers them as any GET (200 and an SSE body: no upgrade, so clients fall back to SSE).
+    # Either way an upgrade request is kept in ``upgrades``, not ``requests``.
+    websocket: Any = None
+    upgrades: list[Seen] = field(default_factory=list)
     counter: itertools.count = field(default_factory=lambda: itertools.count(1))
 
     def __post_init__(self) -> None:
@@ -61,12 +70,15 @@ class AuthServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def _serve(self, method: str) -> None:
+            def _serve(self, method: str, upgrade: bool = False) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 url = urllib.parse.urlsplit(self.path)
                 query = {k: v[0] for k, v in urllib.parse.parse_qs(url.query).items()}
                 seen = Seen(method, url.path, query, {k.lower(): v for k, v in self.headers.items()}, body)
-                outer.requests.append(seen)
+                (outer.upgrades if upgrade else outer.requests).append(seen)
+                if upgrade and outer.websocket is not None and url.path == "/codex/responses":
+                    outer.websocket.serve(self)
+                    return
                 status, headers, payload = outer.answer(seen)
                 self.send_response(status)
                 for name, value in headers.items():
@@ -76,7 +88,7 @@ class AuthServer:
                 self.wfile.write(payload)
 
             def do_GET(self) -> None:  # noqa: N802
-                self._serve("GET")
+                self._serve("GET", upgrade=self.headers.get("Upgrade", "").lower() == "websocket")
 
             def do_POST(self) -> None:  # noqa: N802
                 self._serve("POST")
@@ -213,6 +225,8 @@ class AuthServer:
                 {"Content-Type": "text/event-stream"},
                 f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode(),
             )
+        if path == "/codex/responses" and self.websocket is not None:  # the script answers SSE too
+            return 200, ({"Content-Type": "text/event-stream"}, self.websocket.sse(seen))
         if path == "/codex/responses":
             return 200, ({"Content-Type": "text/event-stream"}, codex_stream(self.codex_tool_call))
         return 404, {"error": "not_found"}

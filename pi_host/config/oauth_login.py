@@ -55,6 +55,8 @@ class Interaction:
     open_browser: bool = True
     secret: Callable[[str], str | None] | None = None
     """A line typed without echo (a key or token); ``text`` when None."""
+    catalog_ids: Callable[[str], set[str]] | None = None
+    """The model ids a provider's catalog lists (a Copilot login switches on only those)."""
 
     def check(self) -> None:
         if self.cancelled.is_set():

@@ -32,6 +32,7 @@ from typing import Any
 from pi_host.config import oauth_http as http
 from pi_host.config import oauth_openai as openai
 from pi_host.config import oauth_radius as radius
+from pi_host.config.copilot_models import AccountModels, enable_models, parse_models, with_enabled
 from pi_host.config.oauth_http import OAuthError
 from pi_host.config.oauth_login import (
     Interaction,
@@ -95,9 +96,9 @@ def _copilot_token(github_token: str, enterprise: str | None) -> dict[str, Any]:
     return entry
 
 
-def _copilot_models(access: str, enterprise: str | None) -> list[str] | None:
-    """The account's picker-enabled model ids (None when the list cannot be read: the catalog is
-    then not filtered)."""
+def _copilot_models(access: str, enterprise: str | None) -> tuple[str, dict[str, str], AccountModels | None]:
+    """The account's model lists (None when they cannot be read: the catalog is then not
+    filtered), with the API base and headers a policy change needs."""
     base = copilot_base_url(access, enterprise)
     headers = {
         "Authorization": f"Bearer {access}",
@@ -107,31 +108,16 @@ def _copilot_models(access: str, enterprise: str | None) -> list[str] | None:
     try:
         status, body, _ = http.request("GET", http.endpoint(f"{base}/models"), headers=headers, timeout=5)
     except OAuthError:
-        return None
-    data = body.get("data") if isinstance(body, dict) else None
-    if not 200 <= status < 300 or not isinstance(data, list):
-        return None
-    ids = []
-    for item in data:
-        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-            continue
-        supports = (item.get("capabilities") or {}).get("supports") or {}
-        policy = (item.get("policy") or {}).get("state")
-        if (
-            supports.get("tool_calls") is not False
-            and item.get("model_picker_enabled") is True
-            and policy != "disabled"
-        ):
-            ids.append(item["id"])
-    return ids
+        return base, headers, None
+    return base, headers, parse_models(body, base) if 200 <= status < 300 else None
 
 
 def refresh_copilot(entry: dict[str, Any]) -> dict[str, Any]:
     enterprise = _domain(str(entry.get("enterpriseUrl") or "")) if entry.get("enterpriseUrl") else None
     fresh = _copilot_token(str(entry.get("refresh") or ""), enterprise)
-    models = _copilot_models(fresh["access"], enterprise)
+    _, _, models = _copilot_models(fresh["access"], enterprise)
     kept = {k: v for k, v in entry.items() if k != "availableModelIds"}
-    return {**kept, **fresh, **({"availableModelIds": models} if models is not None else {})}
+    return {**kept, **fresh, **({"availableModelIds": models.available} if models is not None else {})}
 
 
 def login_copilot(interaction: Interaction) -> dict[str, Any]:
@@ -188,8 +174,16 @@ def login_copilot(interaction: Interaction) -> dict[str, Any]:
         wait_first=True,
     )
     entry = _copilot_token(github_token, enterprise)
-    models = _copilot_models(entry["access"], enterprise)
-    return {**entry, "availableModelIds": models or []}
+    base, headers, models = _copilot_models(entry["access"], enterprise)
+    if models is None:
+        return {**entry, "availableModelIds": []}
+    catalog = interaction.catalog_ids("github-copilot") if interaction.catalog_ids else None
+
+    def enable(ids: list[str]) -> list[str]:
+        interaction.notify({"type": "progress", "message": "Enabling models..."})
+        return enable_models(base, headers, ids)
+
+    return {**entry, "availableModelIds": with_enabled(models, catalog, enable)}
 
 
 # --- Kimi Code, xAI, Meta: RFC 8628 device flows -------------------------------------------------

@@ -182,6 +182,7 @@ def login(argv: list[str]) -> int:
         text=front.text,
         manual_code=front.manual_code,
         open_browser=browser,
+        catalog_ids=_catalog_ids,
     )
     outcome: dict[str, Any] = {}
 
@@ -238,6 +239,15 @@ def _cloud_login(provider: str, storage: Any) -> int:
         return _err(f"Could not save the credentials: {exc}")
     _out(f"Saved API key for {flow.name}. Credentials saved to {storage.path}")
     return 0
+
+
+def _catalog_ids(provider: str) -> set[str]:
+    """The provider's model ids in the catalog of the plugins this command loaded."""
+    from pi_host.config.models import ModelRegistry
+    from pi_host.plugins.selection import last_loaded
+
+    host = last_loaded()
+    return {m.id for m in ModelRegistry.from_plugins(host).provider_models(provider)} if host else set()
 
 
 def _secret(message: str) -> str | None:

@@ -92,7 +92,17 @@ async def sign_in(ui: Screen, provider: str) -> None:
     def secret(message: str) -> str | None:
         return on_loop(ask(message, password=True))
 
-    interaction = Interaction(notify=notify, select=select, text=text, manual_code=manual_code, secret=secret)
+    def catalog_ids(name: str) -> set[str]:
+        return {model.id for model in ui.session.registry.provider_models(name)}
+
+    interaction = Interaction(
+        notify=notify,
+        select=select,
+        text=text,
+        manual_code=manual_code,
+        secret=secret,
+        catalog_ids=catalog_ids,
+    )
     try:
         credential = await asyncio.to_thread(flow.login, interaction)
     except OAuthError as exc:

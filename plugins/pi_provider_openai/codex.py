@@ -16,6 +16,7 @@ rest of the session if the socket fails before the answer started; ``sse`` goes 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 from pi_host.lib.llm.builder import MessageBuilder, guard
@@ -118,5 +119,7 @@ async def _events(builder: MessageBuilder, model: Any, context: Any, options: An
 
     url, body, headers = prepare(model, context, options)  # a ValueError becomes the error event
     record_effort(builder, body)
-    async for event in run(builder, model, url, body, headers, options):
-        yield event
+    # Closed with us: the socket goes back to the session as soon as the answer is done.
+    async with aclosing(run(builder, model, url, body, headers, options)) as events:
+        async for event in events:
+            yield event

@@ -20,36 +20,27 @@ from contextlib import aclosing
 from typing import Any
 
 from pi_host.lib.llm.builder import MessageBuilder, guard
+from pi_provider_openai.codex_ws import (  # re-exported: the URLs and ids are the API's
+    DEFAULT_BASE_URL,
+    cache_session_id,
+    codex_url,
+    websocket_headers,
+    websocket_url,
+)
 from pi_provider_openai.responses import record_effort
 from pi_provider_openai.responses_request import build_body
 from pi_provider_openai.shared import auth_headers, output_cap, scrub_body, transform
 
 API = "openai-codex-responses"
-DEFAULT_BASE_URL = "https://chatgpt.com/backend-api"
-PROMPT_CACHE_KEY_MAX = 64  # the backend's limit on prompt_cache_key, which is the session id
-
-
-def codex_url(base_url: str) -> str:
-    base = (base_url or "").strip().rstrip("/") or DEFAULT_BASE_URL
-    if base.endswith("/codex/responses"):
-        return base
-    return base + ("/responses" if base.endswith("/codex") else "/codex/responses")
-
-
-def websocket_url(base_url: str) -> str:
-    """The same endpoint with the WebSocket scheme (``https`` → ``wss``, ``http`` → ``ws``)."""
-    url = codex_url(base_url)
-    for plain, secure in (("https://", "wss://"), ("http://", "ws://")):
-        if url.startswith(plain):
-            return secure + url[len(plain) :]
-    return url
-
-
-def cache_session_id(options: Any) -> str | None:
-    """The session id the backend sees (clamped to 64 characters), or None when caching is off."""
-    if not options.session_id or options.cache_retention == "none":
-        return None
-    return options.session_id[:PROMPT_CACHE_KEY_MAX]
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "cache_session_id",
+    "codex_url",
+    "prepare",
+    "stream_codex",
+    "websocket_headers",
+    "websocket_url",
+]
 
 
 def account_id(api_key: str | None) -> str:
@@ -93,20 +84,6 @@ def prepare(model: Any, context: Any, options: Any) -> tuple[str, dict[str, Any]
     if session:
         headers["session-id"] = headers["x-client-request-id"] = session
     return codex_url(model.base_url), scrub_body(body), headers
-
-
-def websocket_headers(sse_headers: dict[str, Any], request_id: str) -> dict[str, str]:
-    """The upgrade request's headers: the SSE ones without ``accept``, ``content-type`` and the
-    SSE beta, with the WebSocket beta and ``request_id`` (the session id, else a fresh id) as
-    ``session-id`` and ``x-client-request-id``."""
-    from pi_provider_openai.codex_ws import OPENAI_BETA_WEBSOCKETS
-
-    dropped = {"accept", "content-type", "openai-beta", "session-id", "x-client-request-id"}
-    headers = {k: v for k, v in sse_headers.items() if v is not None and k.lower() not in dropped}
-    headers.update({
-        "openai-beta": OPENAI_BETA_WEBSOCKETS, "x-client-request-id": request_id, "session-id": request_id,
-    })  # fmt: skip
-    return headers
 
 
 def stream_codex(model: Any, context: Any, options: Any) -> AsyncIterator[Any]:

@@ -35,6 +35,9 @@ from pi_provider_openai.codex_ws import (
     CodexError,
     CodexProtocolError,
     StreamEventHookError,
+    cache_session_id,
+    websocket_headers,
+    websocket_url,
 )
 from pi_provider_openai.responses_request import convert_input
 from pi_provider_openai.responses_stream import ResponsesParser
@@ -104,8 +107,6 @@ async def run(
 ) -> AsyncIterator[Any]:
     """The request's events, whichever transport carries them. The backend's own failures end
     the stream with their text (no class name in front), as pi words them."""
-    from pi_provider_openai.codex import cache_session_id, websocket_headers, websocket_url
-
     try:
         body = await run_request_hooks(options, body, headers)  # once, for both transports
         transport = configured_transport(options)

@@ -33,6 +33,49 @@ SESSION_MAX_AGE_S = 45 * 60.0
 MESSAGE_TOO_BIG = 1009
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024  # a whole answer can come in one response.completed frame
 COMPLETION_TYPES = frozenset({"response.completed", "response.done", "response.incomplete"})
+DEFAULT_BASE_URL = "https://chatgpt.com/backend-api"
+PROMPT_CACHE_KEY_MAX = 64  # the backend's limit on prompt_cache_key, which is the session id
+
+
+# --- addresses and ids ----------------------------------------------------------------------
+
+
+def codex_url(base_url: str) -> str:
+    base = (base_url or "").strip().rstrip("/") or DEFAULT_BASE_URL
+    if base.endswith("/codex/responses"):
+        return base
+    return base + ("/responses" if base.endswith("/codex") else "/codex/responses")
+
+
+def websocket_url(base_url: str) -> str:
+    """The same endpoint with the WebSocket scheme (``https`` → ``wss``, ``http`` → ``ws``)."""
+    url = codex_url(base_url)
+    for plain, secure in (("https://", "wss://"), ("http://", "ws://")):
+        if url.startswith(plain):
+            return secure + url[len(plain) :]
+    return url
+
+
+def cache_session_id(options: Any) -> str | None:
+    """The session id the backend sees (clamped to 64 characters), or None when caching is off."""
+    if not options.session_id or options.cache_retention == "none":
+        return None
+    return options.session_id[:PROMPT_CACHE_KEY_MAX]
+
+
+def websocket_headers(sse_headers: dict[str, Any], request_id: str) -> dict[str, str]:
+    """The upgrade request's headers: the SSE ones without ``accept``, ``content-type`` and the
+    SSE beta, with the WebSocket beta and ``request_id`` (the session id, else a fresh id) as
+    ``session-id`` and ``x-client-request-id``."""
+    dropped = {"accept", "content-type", "openai-beta", "session-id", "x-client-request-id"}
+    headers = {k: v for k, v in sse_headers.items() if v is not None and k.lower() not in dropped}
+    headers.update({
+        "openai-beta": OPENAI_BETA_WEBSOCKETS, "x-client-request-id": request_id, "session-id": request_id,
+    })  # fmt: skip
+    return headers
+
+
+# --- errors -----------------------------------------------------------------------------------
 
 
 class CodexError(Exception):

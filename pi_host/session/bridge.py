@@ -37,6 +37,7 @@ class PluginBridge:
             retry=provider_retry_settings(settings),
             idle_timeout_ms=settings.get("httpIdleTimeoutMs"),  # 0 and "disabled" are meaningful
             secrets=self.secrets(),
+            extra={"transport": settings.get("transport")} if settings.get("transport") else {},  # Codex
         )
 
     def stream_options(self) -> StreamOptions:

@@ -156,3 +156,16 @@ def _shape(value: Any, key: str = "") -> Any:
     if isinstance(value, list):
         return [_shape(v) for v in value]
     return value if not isinstance(value, str) or key in ("type", "role", "name") else "<text>"
+
+
+def test_the_transport_setting_sse_sends_no_websocket(isolated_environment):
+    agent, work = isolated_environment["agent"], isolated_environment["work"]
+    (agent / "settings.json").write_text(json.dumps({"transport": "sse"}))
+    script = SocketScript()
+    with AuthServer(websocket=script) as server:
+        env = _login(server, agent, work)
+        done = run_pi("-p", "--model", MODEL, "read a.txt", env=env, cwd=work)
+    assert done.returncode == 0 and done.stdout.strip() == "Done reading.", done.stderr
+    assert server.upgrades == [] and [conn for conn, _ in script.messages] == [0, 0]  # 0: over SSE
+    assert len([r for r in server.requests if r.path == "/codex/responses"]) == 2
+    assert all("diagnostics" not in m for m in _assistants(agent))

@@ -216,7 +216,14 @@ def test_kill_loop_loses_no_finished_entry_and_always_resumes(isolated_environme
     assert final.stdout.strip() == "ok"
     [sent] = recorded(requests)
     texts = conversation(sent)
-    assert [t for t in texts if t.startswith("prompt ")] == prompts_saved
+    # Every prompt whose message_end was printed is in the session, in order; a prompt may also be
+    # there unannounced: stored, then killed before its event was printed (store first, then print).
+    stored_prompts = [t for t in texts if t.startswith("prompt ")]
+    remaining = iter(stored_prompts)
+    assert all(prompt in remaining for prompt in prompts_saved), (prompts_saved, stored_prompts)
+    assert len(stored_prompts) == len(set(stored_prompts)) and set(stored_prompts) <= {
+        f"prompt {n}" for n in range(ROUNDS)
+    }
     assert texts[-1] == "final"
     elapsed = time.monotonic() - started
     print(

@@ -10,12 +10,13 @@ import base64
 import hashlib
 import itertools
 import json
-import threading
 import time
 import urllib.parse
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.http_record import Seen, Served, read_request, send_answer
 
 ACCOUNT = "acct-loopback-1"
 
@@ -28,26 +29,7 @@ def jwt(claims: dict[str, Any]) -> str:
 
 
 @dataclass
-class Seen:
-    method: str
-    path: str
-    query: dict[str, str]
-    headers: dict[str, str]
-    body: bytes
-
-    def form(self) -> dict[str, str]:
-        return {k: v[0] for k, v in urllib.parse.parse_qs(self.body.decode()).items()}
-
-    def json(self) -> Any:
-        if self.headers.get("content-encoding") == "zstd":  # pi's and pi-host's Codex SSE bodies
-            import zstandard
-
-            return json.loads(zstandard.ZstdDecompressor().decompressobj().decompress(self.body))
-        return json.loads(self.body)
-
-
-@dataclass
-class AuthServer:
+class AuthServer(Served):
     requests: list[Seen] = field(default_factory=list)
     revoked: set[str] = field(default_factory=set)
     challenges: dict[str, str] = field(default_factory=dict)  # code -> PKCE challenge
@@ -71,21 +53,12 @@ class AuthServer:
                 pass
 
             def _serve(self, method: str, upgrade: bool = False) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                url = urllib.parse.urlsplit(self.path)
-                query = {k: v[0] for k, v in urllib.parse.parse_qs(url.query).items()}
-                seen = Seen(method, url.path, query, {k.lower(): v for k, v in self.headers.items()}, body)
+                seen = read_request(self, method)
                 (outer.upgrades if upgrade else outer.requests).append(seen)
-                if upgrade and outer.websocket is not None and url.path == "/codex/responses":
+                if upgrade and outer.websocket is not None and seen.path == "/codex/responses":
                     outer.websocket.serve(self)
                     return
-                status, headers, payload = outer.answer(seen)
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                send_answer(self, *outer.answer(seen))
 
             def do_GET(self) -> None:  # noqa: N802
                 self._serve("GET", upgrade=self.headers.get("Upgrade", "").lower() == "websocket")
@@ -93,19 +66,7 @@ class AuthServer:
             def do_POST(self) -> None:  # noqa: N802
                 self._serve("POST")
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-    def __enter__(self) -> AuthServer:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
+        self.serve(Handler)
 
     # --- answers -------------------------------------------------------------------------------
 

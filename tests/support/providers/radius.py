@@ -17,11 +17,12 @@ import base64
 import hashlib
 import itertools
 import json
-import threading
 import urllib.parse
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.http_record import Seen, Served, read_request, send_answer
 
 KEY = "rk-loopback-radius-0123"
 
@@ -93,22 +94,7 @@ GATEWAY_MODEL = {
 
 
 @dataclass
-class Seen:
-    method: str
-    path: str
-    query: dict[str, str]
-    headers: dict[str, str]
-    body: bytes
-
-    def json(self) -> Any:
-        return json.loads(self.body)
-
-    def form(self) -> dict[str, str]:
-        return {k: v[0] for k, v in urllib.parse.parse_qs(self.body.decode()).items()}
-
-
-@dataclass
-class RadiusGateway:
+class RadiusGateway(Served):
     turns: list[Any] = field(default_factory=list)
     """Answers of ``/v1/messages`` in order: a list of events, or ``(status, json body)``."""
     models: list[dict[str, Any]] = field(default_factory=lambda: [GATEWAY_MODEL])
@@ -129,18 +115,9 @@ class RadiusGateway:
                 pass
 
             def _serve(self, method: str) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                url = urllib.parse.urlsplit(self.path)
-                query = {k: v[0] for k, v in urllib.parse.parse_qs(url.query).items()}
-                seen = Seen(method, url.path, query, {k.lower(): v for k, v in self.headers.items()}, body)
+                seen = read_request(self, method)
                 outer.requests.append(seen)
-                status, headers, payload = outer.answer(seen)
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                send_answer(self, *outer.answer(seen))
 
             def do_GET(self) -> None:  # noqa: N802
                 self._serve("GET")
@@ -148,19 +125,7 @@ class RadiusGateway:
             def do_POST(self) -> None:  # noqa: N802
                 self._serve("POST")
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-    def __enter__(self) -> RadiusGateway:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
+        self.serve(Handler)
 
     def messages(self) -> list[Seen]:
         return [r for r in self.requests if r.path.endswith("/messages")]

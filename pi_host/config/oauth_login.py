@@ -137,6 +137,40 @@ def start_callback_server(
     return CallbackServer(provider, host or callback_host(), port, path, state)
 
 
+def parse_pasted(value: str) -> tuple[str | None, str | None]:
+    """``(code, state)`` from what a user pastes: the redirect URL, ``code#state``, a query
+    string (with or without ``?``), or the bare code."""
+    value = value.strip()
+    if not value:
+        return None, None
+    parts = urllib.parse.urlsplit(value)
+    if parts.scheme and parts.netloc:
+        query = parts.query
+    elif "#" in value:
+        code, state = value.split("#", 1)
+        return code, state
+    elif "code=" in value:
+        query = value.lstrip("?")
+    else:
+        return value, None
+    fields = urllib.parse.parse_qs(query)
+    return (fields.get("code") or [None])[0], (fields.get("state") or [None])[0]
+
+
+def authorization_code(kind: str, value: Any, state: str | None) -> str:
+    """The code of a browser sign-in, from the callback or from what the user pasted (a pasted
+    state must be the one sent)."""
+    if kind == "callback":
+        code = value.get("code")
+    else:
+        code, pasted_state = parse_pasted(value)
+        if pasted_state and pasted_state != state:
+            raise OAuthError("State mismatch")
+    if not code:
+        raise OAuthError("Missing authorization code")
+    return code
+
+
 def wait_for_callback_or_paste(
     interaction: Interaction,
     server: CallbackServer | None,

@@ -24,6 +24,7 @@ from pi_host.config import oauth_http as http
 from pi_host.config.oauth_http import OAuthError
 from pi_host.config.oauth_login import (
     Interaction,
+    authorization_code,
     poll_device,
     start_callback_server,
     wait_for_callback_or_paste,
@@ -108,25 +109,6 @@ def refresh_codex(entry: dict[str, Any]) -> dict[str, Any]:
     return {**entry, **fresh}
 
 
-def parse_pasted(value: str) -> tuple[str | None, str | None]:
-    """``(code, state)`` from what a user pastes: the redirect URL, ``code#state``, a query
-    string, or the bare code."""
-    value = value.strip()
-    if not value:
-        return None, None
-    parts = urllib.parse.urlsplit(value)
-    if parts.scheme and parts.netloc:
-        query = urllib.parse.parse_qs(parts.query)
-        return (query.get("code") or [None])[0], (query.get("state") or [None])[0]
-    if "#" in value:
-        code, state = value.split("#", 1)
-        return code, state
-    if "code=" in value:
-        query = urllib.parse.parse_qs(value)
-        return (query.get("code") or [None])[0], (query.get("state") or [None])[0]
-    return value, None
-
-
 def login_codex_browser(interaction: Interaction) -> dict[str, Any]:
     verifier, challenge = http.pkce()
     state = secrets.token_hex(16)
@@ -165,15 +147,7 @@ def login_codex_browser(interaction: Interaction) -> dict[str, Any]:
     finally:
         if server:
             server.close()
-    if kind == "callback":
-        code = value.get("code")
-    else:
-        code, pasted_state = parse_pasted(value)
-        if pasted_state and pasted_state != state:
-            raise OAuthError("State mismatch")
-    if not code:
-        raise OAuthError("Missing authorization code")
-    return _codex_exchange(code, verifier, redirect_uri)
+    return _codex_exchange(authorization_code(kind, value, state), verifier, redirect_uri)
 
 
 def login_codex_device(interaction: Interaction) -> dict[str, Any]:

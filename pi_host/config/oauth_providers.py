@@ -36,6 +36,7 @@ from pi_host.config.copilot_models import AccountModels, enable_models, parse_mo
 from pi_host.config.oauth_http import OAuthError
 from pi_host.config.oauth_login import (
     Interaction,
+    parse_pasted,
     poll_device,
     start_callback_server,
     wait_for_callback_or_paste,
@@ -385,7 +386,7 @@ def login_openrouter(interaction: Interaction) -> dict[str, Any]:
         )  # fmt: skip
     finally:
         server.close()
-    code = value.get("code") if kind == "callback" else openai.parse_pasted(value)[0]
+    code = value.get("code") if kind == "callback" else parse_pasted(value)[0]
     if not code:
         raise OAuthError("Missing authorization code")
     payload = {"code": code, "code_verifier": verifier, "code_challenge_method": "S256"}

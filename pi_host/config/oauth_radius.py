@@ -22,6 +22,7 @@ from pi_host.config import oauth_http as http
 from pi_host.config.oauth_http import OAuthError
 from pi_host.config.oauth_login import (
     Interaction,
+    authorization_code,
     poll_device,
     start_callback_server,
     wait_for_callback_or_paste,
@@ -108,14 +109,7 @@ def login_browser(interaction: Interaction) -> dict[str, Any]:
     finally:
         if server is not None:
             server.close()
-    if kind == "callback":
-        code = value.get("code")
-    else:
-        code, pasted_state = _parse_pasted(value)
-        if pasted_state and pasted_state != state:
-            raise OAuthError("State mismatch")
-    if not code:
-        raise OAuthError("Missing authorization code")
+    code = authorization_code(kind, value, state)
     form = {
         "grant_type": "authorization_code",
         "client_id": CLIENT_ID,
@@ -124,16 +118,6 @@ def login_browser(interaction: Interaction) -> dict[str, Any]:
         "code_verifier": verifier,
     }
     return _exchange(form)
-
-
-def _parse_pasted(text: str) -> tuple[str | None, str | None]:
-    """``(code, state)`` from a pasted redirect URL, query string or bare code."""
-    text = (text or "").strip()
-    query = urllib.parse.urlsplit(text).query if "://" in text else text.lstrip("?")
-    if "=" in query:
-        fields = {k: v[0] for k, v in urllib.parse.parse_qs(query).items()}
-        return fields.get("code"), fields.get("state")
-    return text or None, None
 
 
 def login_device(interaction: Interaction) -> dict[str, Any]:

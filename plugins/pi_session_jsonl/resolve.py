@@ -108,9 +108,10 @@ def _open(
     interactive: bool,
     warn: Callable[[str], None],
 ) -> TreeStore:
-    from pi_session_jsonl import listing
     from pi_session_jsonl.store import JsonlStore, fork_file
 
+    if options.fork or options.resume or options.continue_recent or options.session_id:
+        from pi_session_jsonl import listing  # a new session (the common start) needs no listing
     if options.fork:
         if options.session_id and listing.find_by_id(session_dir, options.session_id, cwd_filter, warn):
             raise SessionOpenError(f"Session already exists with id '{options.session_id}'")

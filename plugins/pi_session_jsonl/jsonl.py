@@ -225,13 +225,18 @@ class _Reader:
         self.blocks: list[tuple[int, bytes | mmap.mmap]] = []
         # Until the header is read, and for files of other versions, no line is long enough.
         self.stub_min = _NEVER
+        # What stubs share (the tree only reads a stub's placeholder, and filling a stub replaces
+        # it): one {"role": ...} dict per role, and a parentId that is the previous stub's id is
+        # that same string. About a third less memory for a long session.
+        self.roles: dict[str, dict[str, str]] = {}
+        self.previous: str | None = None
 
     def scan(self, data: bytes | mmap.mmap, start: int, stop: int, line_no: int) -> int:
         """Take the lines of ``data[start:stop]`` (which ends with a newline); returns the number of
         the last line taken."""
         entries, lines, stubs, starts = self.loaded.entries, self.loaded.lines, self.stubs, self.starts
         find, match = data.find, _STUB_PREFIX.match
-        stub_min = self.stub_min
+        stub_min, roles, previous = self.stub_min, self.roles, self.previous
         if stub_min < _NEVER:
             self.blocks.append((len(stubs), data))
         while start < stop:
@@ -246,16 +251,19 @@ class _Reader:
             ):
                 entry_id, parent, timestamp, role = prefix.groups()
                 try:
+                    entry_id, role = entry_id.decode(), role.decode()
+                    parent = None if parent is None else parent.decode()
                     entry = {
                         "type": "message",
-                        "id": entry_id.decode(),
-                        "parentId": None if parent is None else parent.decode(),
+                        "id": entry_id,
+                        "parentId": previous if parent == previous else parent,
                         "timestamp": timestamp.decode(),
-                        "message": {"role": role.decode()},
+                        "message": roles.get(role) or roles.setdefault(role, {"role": role}),
                     }
                 except UnicodeDecodeError:
                     pass
                 else:
+                    previous = entry_id
                     entries.append(entry)
                     lines.append(line_no)
                     stubs.append(entry)
@@ -267,6 +275,7 @@ class _Reader:
                 stub_min = self.stub_min
                 self.blocks.append((len(stubs), data))
             start = end + 1
+        self.previous = previous
         return line_no
 
     def take(self, line: bytes, line_no: int) -> None:

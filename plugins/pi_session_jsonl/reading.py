@@ -210,39 +210,21 @@ def _block(fd: int, offset: int, size: int, file: StubFile | None) -> Any:
 
 class _Lean:
     """What a big file's read keeps of what the reader took, block by block: its blocks become
-    :class:`FileBlock`s, and its stubs share what they can. A stub is a dict per entry (about 0.9
-    KiB with its strings); every stub of one role can hold the same ``{"role": ...}`` dict (the
-    tree only reads it, and filling a stub replaces it), and a ``parentId`` that is the id of the
-    line before can be that same string: about a third less for a long session."""
+    :class:`FileBlock`s, read back from the file when a stub is used (the stubs themselves share
+    what they can, see ``jsonl._Reader``)."""
 
     def __init__(self, reader: Any, file: StubFile | None) -> None:
         self.reader, self.file = reader, file
-        self.done = 0  # stubs already shared
-        self.previous: str | None = None
-        self.roles: dict[str, dict[str, str]] = {}
 
     def took(self, mark: int, offsets: list[int] | None) -> None:
         """After a scan: the blocks kept since ``mark`` are at ``offsets`` in the file (None:
         the last line, without a newline in the file, stays as read)."""
-        if self.file is None:
+        if self.file is None or offsets is None:
             return
         blocks = self.reader.blocks
-        if offsets is not None:
-            for index in range(mark, len(blocks)):
-                first, data = blocks[index]
-                blocks[index] = (first, FileBlock(self.file, offsets[index - mark], len(data)))
-        stubs, roles, previous = self.reader.stubs, self.roles, self.previous
-        for index in range(self.done, len(stubs)):
-            entry = stubs[index]
-            role = entry["message"]["role"]
-            shared = roles.get(role)
-            if shared is None:
-                shared = roles[role] = {"role": role}
-            entry["message"] = shared
-            if entry["parentId"] == previous:
-                entry["parentId"] = previous
-            previous = entry["id"]
-        self.done, self.previous = len(stubs), previous
+        for index in range(mark, len(blocks)):
+            first, data = blocks[index]
+            blocks[index] = (first, FileBlock(self.file, offsets[index - mark], len(data)))
 
 
 def _finish(loaded: SessionRead, reader: Any) -> None:

@@ -22,7 +22,7 @@ import pluggy
 
 from pi_host.plugins import hookspecs
 from pi_host.plugins.rules import IGNORED, BadReturn, Corrected, Rule, rule_of
-from pi_host.plugins.timeouts import HookClock, HookTimeout, current_task, running_loop, watch
+from pi_host.plugins.timeouts import HookClock, HookTimeout, current_task, watch
 
 PROJECT_NAME = "pi_host"
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
@@ -34,8 +34,7 @@ SOURCE_ORDER = ("builtin", "installed", "global", "project", "cli", "sdk")
 
 class _Manager(pluggy.PluginManager):
     def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
-        # pluggy looks each name up with inspect.getattr_static (~1 ms a start); a module's own dict
-        # answers the same for a name with no marked function (a class or an instance: pluggy decides)
+        # a module's dict answers pluggy's getattr_static scan (~1 ms a start) for unmarked names
         value = vars(plugin).get(name) if inspect.ismodule(plugin) else type
         if not callable(value) or (inspect.isfunction(value) and _IMPL_ATTRIBUTE not in value.__dict__):
             return None
@@ -283,7 +282,7 @@ class PluginHost:
                 finally:
                     clock.running = 0
                 if result is not None and inspect.isawaitable(result):
-                    clock.awaits[token] = (time.monotonic(), current_task(), running_loop())
+                    clock.awaits[token] = (time.monotonic(), current_task())
                     try:
                         result = await result
                     finally:

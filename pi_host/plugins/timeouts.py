@@ -7,7 +7,7 @@ ten times a second:
   sends SIGALRM to the main thread, whose handler raises :class:`HookTimeout` inside the stuck
   handler (a blocking system call is interrupted too);
 * an **async** handler is awaited by a task: the watchdog cancels that task from the loop's
-  thread, and the dispatcher turns the cancel into the same timeout report.
+  thread (unless the await ended meanwhile); the dispatcher reports it as the same timeout.
 
 Either way the dispatcher reports the plugin and goes on with the next handler. Hosts pay a
 counter update per handler; the thread starts with the first dispatch of a host with a limit.
@@ -36,8 +36,8 @@ class HookClock:
         self.limit_s = limit_s
         self.running = 0
         self.next_token = 0
-        self.awaits: dict[int, tuple[float, Any, Any]] = {}
-        """token -> (start, task, loop) of an async handler being awaited."""
+        self.awaits: dict[int, tuple[float, Any]] = {}
+        """token -> (start, task) of an async handler being awaited."""
         self.expired: set[int] = set()
         """Tokens the watchdog timed out (the dispatcher reports and forgets them)."""
 
@@ -91,19 +91,20 @@ def _watchdog(main_thread: int | None) -> None:
                         signal.pthread_kill(main_thread, signal.SIGALRM)
             else:
                 seen.pop(key, None)
-            for waiting, (start, task, loop) in list(clock.awaits.items()):
+            for waiting, (start, task) in list(clock.awaits.items()):
                 if now - start > clock.limit_s and waiting not in clock.expired:
                     clock.expired.add(waiting)
                     try:
-                        loop.call_soon_threadsafe(task.cancel)
+                        task.get_loop().call_soon_threadsafe(_cut, clock, waiting, task)
                     except RuntimeError:  # the loop closed meanwhile
                         pass
+
+
+def _cut(clock: HookClock, token: int, task: Any) -> None:
+    # on the loop: an await that ended since the watchdog looked is not cut (the task awaits another)
+    task.cancel() if token in clock.awaits else clock.expired.discard(token)
 
 
 def current_task() -> Any:
     """The running asyncio task (asyncio is loaded whenever a handler returned an awaitable)."""
     return sys.modules["asyncio"].current_task()
-
-
-def running_loop() -> Any:
-    return sys.modules["asyncio"].get_running_loop()

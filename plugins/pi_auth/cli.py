@@ -159,9 +159,9 @@ def login(argv: list[str]) -> int:
     if api_key and not browser:
         return _err("--no-browser only applies to account sign-in; omit it with --api-key.")
     storage = AuthStorage()
-    if (api_key or provider not in PROVIDERS) and provider in CLOUD_LOGINS:
-        return _cloud_login(provider, storage)
-    if api_key or provider not in PROVIDERS:
+    # a cloud set-up is pi's API-key login with questions: every choice is asked, nothing opens
+    set_up = (api_key or provider not in PROVIDERS) and provider in CLOUD_LOGINS
+    if not set_up and (api_key or provider not in PROVIDERS):
         if not api_key and provider == "anthropic":
             return _err(ANTHROPIC_REFUSAL)
         import getpass
@@ -175,20 +175,22 @@ def login(argv: list[str]) -> int:
         storage.set_api_key(provider, key.strip())
         _out(f"Saved API key for {provider}. Credentials saved to {storage.path}")
         return 0
-    front = TerminalInteraction(provider, browser)
+    flow: Any = CLOUD_LOGINS[provider] if set_up else PROVIDERS[provider]
+    front = TerminalInteraction(provider, browser and not set_up, ask_every_choice=set_up)
     interaction = Interaction(
         notify=front.notify,
         select=front.select,
         text=front.text,
         manual_code=front.manual_code,
-        open_browser=browser,
+        open_browser=browser and not set_up,
+        secret=_secret,
         catalog_ids=_catalog_ids,
     )
     outcome: dict[str, Any] = {}
 
     def work() -> None:
         try:
-            outcome["credential"] = PROVIDERS[provider].login(interaction)
+            outcome["credential"] = flow.login(interaction)
         except Exception as exc:  # noqa: BLE001 (shown as one line below)
             outcome["error"] = str(exc) or type(exc).__name__
 
@@ -204,40 +206,14 @@ def login(argv: list[str]) -> int:
     if "error" in outcome:
         if outcome["error"] == "Login cancelled":
             return _err("Login cancelled.")
-        return _err(f"Failed to log in to {_name(provider)}: {outcome['error']}")
+        return _err(f"Failed to log in to {flow.name}: {outcome['error']}")
     try:
         storage.update(provider, outcome["credential"])
     except (OSError, ValueError, TimeoutError) as exc:
         return _err(f"Could not save the credentials: {exc}")
-    _out(f"Logged in to {_name(provider)}. Credentials saved to {storage.path}")
-    return 0
-
-
-def _cloud_login(provider: str, storage: Any) -> int:
-    """A provider set up with more than a key (pi's API-key login with questions): every
-    question is asked, choices as a numbered list."""
-    from pi_host.config.cloud_logins import CLOUD_LOGINS
-    from pi_host.config.oauth_http import OAuthError
-    from pi_host.config.oauth_login import Interaction
-
-    front = TerminalInteraction(provider, browser=False, ask_every_choice=True)
-    interaction = Interaction(
-        notify=front.notify,
-        select=front.select,
-        text=front.text,
-        manual_code=front.manual_code,
-        secret=_secret,
+    _out(
+        f"{'Saved API key for' if set_up else 'Logged in to'} {flow.name}. Credentials saved to {storage.path}"
     )
-    flow = CLOUD_LOGINS[provider]
-    try:
-        credential = flow.login(interaction)
-    except (OAuthError, KeyboardInterrupt, EOFError):
-        return _err("Login cancelled.")
-    try:
-        storage.update(provider, credential)
-    except (OSError, ValueError, TimeoutError) as exc:
-        return _err(f"Could not save the credentials: {exc}")
-    _out(f"Saved API key for {flow.name}. Credentials saved to {storage.path}")
     return 0
 
 

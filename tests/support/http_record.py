@@ -49,11 +49,36 @@ def send_answer(
 
 
 class Served:
-    """Serves ``handler`` on a free loopback port (``url``) until :meth:`close` or the end of a
-    ``with`` block."""
+    r"""Serves on a free loopback port (``url``) until :meth:`close` or the end of a ``with``
+    block: each request is :meth:`handle`\ d, by default kept in ``requests`` and answered with
+    ``answer(seen) -> (status, headers, payload)``."""
 
-    def serve(self, handler: type[BaseHTTPRequestHandler]) -> None:
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    requests: list[Seen]
+
+    def answer(self, seen: Seen) -> tuple[int, dict[str, str], bytes]:
+        raise NotImplementedError
+
+    def handle(self, handler: BaseHTTPRequestHandler, method: str) -> None:
+        seen = read_request(handler, method)
+        self.requests.append(seen)
+        send_answer(handler, *self.answer(seen))
+
+    def serve(self) -> None:
+        served = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                served.handle(self, "GET")
+
+            def do_POST(self) -> None:  # noqa: N802
+                served.handle(self, "POST")
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
 

@@ -44,29 +44,16 @@ class AuthServer(Served):
     counter: itertools.count = field(default_factory=lambda: itertools.count(1))
 
     def __post_init__(self) -> None:
-        outer = self
+        self.serve()
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def _serve(self, method: str, upgrade: bool = False) -> None:
-                seen = read_request(self, method)
-                (outer.upgrades if upgrade else outer.requests).append(seen)
-                if upgrade and outer.websocket is not None and seen.path == "/codex/responses":
-                    outer.websocket.serve(self)
-                    return
-                send_answer(self, *outer.answer(seen))
-
-            def do_GET(self) -> None:  # noqa: N802
-                self._serve("GET", upgrade=self.headers.get("Upgrade", "").lower() == "websocket")
-
-            def do_POST(self) -> None:  # noqa: N802
-                self._serve("POST")
-
-        self.serve(Handler)
+    def handle(self, handler: BaseHTTPRequestHandler, method: str) -> None:
+        seen = read_request(handler, method)
+        upgrade = method == "GET" and seen.headers.get("upgrade", "").lower() == "websocket"
+        (self.upgrades if upgrade else self.requests).append(seen)
+        if upgrade and self.websocket is not None and seen.path == "/codex/responses":
+            self.websocket.serve(handler)
+            return
+        send_answer(handler, *self.answer(seen))
 
     # --- answers -------------------------------------------------------------------------------
 

@@ -19,10 +19,9 @@ import itertools
 import json
 import urllib.parse
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.support.http_record import Seen, Served, read_request, send_answer
+from tests.support.http_record import Seen, Served
 
 KEY = "rk-loopback-radius-0123"
 
@@ -106,26 +105,7 @@ class RadiusGateway(Served):
     counter: itertools.count = field(default_factory=lambda: itertools.count(1))
 
     def __post_init__(self) -> None:
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def _serve(self, method: str) -> None:
-                seen = read_request(self, method)
-                outer.requests.append(seen)
-                send_answer(self, *outer.answer(seen))
-
-            def do_GET(self) -> None:  # noqa: N802
-                self._serve("GET")
-
-            def do_POST(self) -> None:  # noqa: N802
-                self._serve("POST")
-
-        self.serve(Handler)
+        self.serve()
 
     def messages(self) -> list[Seen]:
         return [r for r in self.requests if r.path.endswith("/messages")]

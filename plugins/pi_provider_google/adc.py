@@ -33,7 +33,6 @@ SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token"
 JWT_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 EARLY_S = 60  # renew this long before the expiry the token endpoint gave
-TIMEOUT_S = 30
 
 
 class CredentialsError(ValueError):
@@ -89,7 +88,7 @@ def sign_jwt(info: dict[str, Any], token_uri: str, now: float | None = None) -> 
 
 
 def _post_form(url: str, fields: dict[str, str]) -> dict[str, Any]:
-    from pi_provider_google.adc_external import call
+    from pi_provider_google.adc_http import call
 
     data = urllib.parse.urlencode(fields).encode()
     headers = {"content-type": "application/x-www-form-urlencoded", "accept": "application/json"}

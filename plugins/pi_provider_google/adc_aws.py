@@ -28,11 +28,9 @@ import re
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
 from typing import Any
 
-Fail = Callable[[str], Exception]
-"""Makes the caller's error from a message (as in :mod:`pi_provider_google.adc_external`)."""
+from pi_provider_google.adc_http import Fail, fetch
 
 IMDS_TIMEOUT_S = 10  # off AWS the link-local address does not answer: fail soon
 SESSION_TTL_S = "300"
@@ -43,13 +41,7 @@ def _fetch(
     url: str, what: str, fail: Fail, method: str = "GET", headers: dict[str, str] | None = None
 ) -> str:
     request = urllib.request.Request(url, headers=headers or {}, method=method)
-    try:
-        with urllib.request.urlopen(request, timeout=IMDS_TIMEOUT_S) as response:  # noqa: S310 (the credentials file's URLs)
-            return response.read().decode("utf-8", "replace")
-    except urllib.error.HTTPError as exc:
-        raise fail(f"{what} at {url} failed: {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        raise fail(f"{what} at {url} failed: {getattr(exc, 'reason', exc)}") from None
+    return fetch(request, what, fail, IMDS_TIMEOUT_S).decode("utf-8", "replace")
 
 
 def _environment_credentials() -> dict[str, str | None] | None:

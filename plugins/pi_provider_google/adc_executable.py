@@ -23,11 +23,9 @@ import os
 import re
 import subprocess
 import time
-from collections.abc import Callable
 from typing import Any
 
-Fail = Callable[[str], Exception]
-"""Makes the caller's error from a message (as in :mod:`pi_provider_google.adc_external`)."""
+from pi_provider_google.adc_http import Fail
 
 ALLOW_VARIABLE = "GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES"
 MAX_VERSION = 1

@@ -27,36 +27,12 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from pi_provider_google.adc_http import Fail, call, fetch
+
 SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 STS_URL = "https://sts.googleapis.com/v1/token"
 EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"
 ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
-TIMEOUT_S = 30
-
-Fail = Callable[[str], Exception]
-"""Makes the caller's error (``adc.CredentialsError``) from a message."""
-
-
-def call(request: urllib.request.Request, what: str, fail: Fail) -> dict[str, Any]:
-    """The JSON answer of ``request``; any failure is one ``fail(...)`` line naming the URL and
-    the endpoint's error (``{"error", "error_description"}`` or Google APIs' ``{"error": {...}}``)."""
-    try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:  # noqa: S310 (the credentials file's URLs)
-            return json.loads(response.read() or b"{}")
-    except urllib.error.HTTPError as exc:
-        raw = exc.read().decode("utf-8", "replace")
-        try:
-            body = json.loads(raw)
-            error = body.get("error")
-            if isinstance(error, dict):  # Google APIs: {"error": {"code", "message", "status"}}
-                detail = f"{error.get('status', '')}: {error.get('message', '')}".strip(": ")
-            else:
-                detail = f"{error or ''}: {body.get('error_description', '')}".strip(": ")
-        except ValueError:
-            detail = raw[:200]
-        raise fail(f"{what} at {request.full_url} failed: {exc.code} {detail}") from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise fail(f"{what} at {request.full_url} failed: {getattr(exc, 'reason', exc)}") from None
 
 
 def _subject_token(info: dict[str, Any], fail: Fail) -> str:
@@ -80,13 +56,7 @@ def _subject_token(info: dict[str, Any], fail: Fail) -> str:
             ) from None
     elif "url" in source:
         request = urllib.request.Request(source["url"], headers=dict(source.get("headers") or {}))
-        try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:  # noqa: S310
-                raw = response.read().decode("utf-8", "replace")
-        except (urllib.error.URLError, OSError) as exc:
-            raise fail(
-                f"Fetching the subject token from {source['url']} failed: {getattr(exc, 'reason', exc)}"
-            ) from None
+        raw = fetch(request, "The subject token request", fail).decode("utf-8", "replace")
     else:
         raise fail("Google external_account credentials name no credential_source file or url")
     form = source.get("format") or {}

@@ -186,17 +186,24 @@ class AuthStorage:
         self.update(provider, {"type": "api_key", "key": key})
 
     def env_for(self, provider: str) -> dict[str, str]:
-        entry = self.get(provider) or {}
-        env = entry.get("env")
-        return {str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {}
+        return _env_of(self.get(provider) or {})
 
     def resolve_key(self, provider: str) -> tuple[bool, str | None]:
-        """``(stored, key)``: whether a credential is stored, and its resolved key."""
+        """``(stored, key)``: whether a credential is stored, and its resolved key. An entry of
+        only ``env`` (a cloud login's choices: /login amazon-bedrock's profile) stores no key:
+        the provider's ambient check reads those variables."""
         entry = self.get(provider)
         if entry is None:
             return False, None
-        kind = entry.get("type", "api_key")
-        if kind == "oauth":
+        if entry.get("type", "api_key") == "oauth":
             return True, self._oauth_access(provider, entry)
-        env = {**os.environ, **self.env_for(provider)}
+        if "key" not in entry:
+            return False, None
+        env = {**os.environ, **_env_of(entry)}
         return True, resolve_config_value(entry.get("key"), env, cache_commands=True)
+
+
+def _env_of(entry: dict[str, Any]) -> dict[str, str]:
+    """An auth.json entry's ``env`` (the provider's variables), as strings."""
+    env = entry.get("env")
+    return {str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {}

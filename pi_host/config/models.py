@@ -455,10 +455,8 @@ class ModelRegistry:
         if self.runtime_keys.get(provider):
             return self.runtime_keys[provider]
         stored, key = self.auth.resolve_key(provider)
-        entry = self.auth.get(provider) or {} if stored else {}
-        if stored and (entry.get("type") == "oauth" or "key" in entry):
-            return key  # a stored credential owns its provider (an entry of only ``env`` does not:
-            # a cloud login's choices, /login amazon-bedrock's profile, read by the ambient check)
+        if stored:
+            return key  # a stored credential owns its provider
         spec = self.custom.get(provider)
         if spec and spec.get("apiKey"):
             value = resolve_config_value(spec["apiKey"])

@@ -197,16 +197,12 @@ class ModelRegistry:
         for info in self._builtin:
             self.providers[info.id] = info
             stored = info.personalize and stored_models(info, store)
-            if stored:
-                for data in provider_entries(info, stored):
-                    raw_models[(info.id, data["id"])] = data
-            elif info.load_models is not None and info.model_ids is not None:
-                raw_models.add_lazy(
-                    info.id, info.model_ids, lambda info=info: provider_entries(info, info.model_dicts())
-                )
-            else:
-                for data in provider_entries(info, info.model_dicts()):
-                    raw_models[(info.id, data["id"])] = data
+            if not stored and info.load_models is not None and info.model_ids is not None:
+                build = lambda info=info: provider_entries(info, info.model_dicts())  # noqa: E731
+                raw_models.add_lazy(info.id, info.model_ids, build)
+                continue
+            for data in provider_entries(info, stored or info.model_dicts()):
+                raw_models[(info.id, data["id"])] = data
         config, error = read_json_object(self.models_json_path) if self.models_json_path else ({}, None)
         if error:
             self.problems.append(error)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 from typing import Any
 
 import orjson
@@ -121,7 +120,7 @@ async def _run(builder: MessageBuilder, model: Any, context: Any, options: Any):
                     raise
                 plain_preferred = True
                 limits.mark_over_limits(options.session_id)
-                _note_fallback(builder.message, refusal)
+                builder.add_diagnostic(limits.fallback_diagnostic("anthropic", refusal))
         async for item in _events(builder, response, context, options, oauth):
             yield item
 
@@ -138,16 +137,6 @@ def _strict_limit_refusal(exc: ProviderHTTPError) -> str | None:
     return (
         message if error.get("type") == "invalid_request_error" and limits.is_limit_error(message) else None
     )
-
-
-def _note_fallback(message: Any, refusal: str) -> None:
-    note = {
-        "type": "anthropic_strict_tools_fallback",
-        "timestamp": int(time.time() * 1000),
-        "error": {"message": refusal},
-        "details": {"reason": "strict_tool_limits_exceeded"},
-    }
-    message.diagnostics = [*(message.diagnostics or []), note]
 
 
 async def _events(builder: MessageBuilder, response: Any, context: Any, options: Any, oauth: bool):

@@ -10,7 +10,6 @@ starts as pi's (``Throttling error: ...``) so retry and overflow rules match the
 from __future__ import annotations
 
 import base64
-import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, aclosing
 from typing import Any
@@ -188,17 +187,7 @@ async def _open(
                 raise
             plain_preferred = True
             limits.mark_over_limits(options.session_id)  # later requests of the session start plain
-            _note_fallback(builder.message, refusal)
-
-
-def _note_fallback(message: Any, refusal: str) -> None:
-    note = {
-        "type": "bedrock_strict_tools_fallback",
-        "timestamp": int(time.time() * 1000),
-        "error": {"message": refusal},
-        "details": {"reason": "strict_tool_limits_exceeded"},
-    }
-    message.diagnostics = [*(message.diagnostics or []), note]
+            builder.add_diagnostic(limits.fallback_diagnostic("bedrock", refusal))
 
 
 async def _converse(builder: MessageBuilder, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:

@@ -97,11 +97,6 @@ def transport_diagnostic(
             "error": described, "details": details}  # fmt: skip
 
 
-def _append_diagnostic(builder: MessageBuilder, diagnostic: dict[str, Any]) -> None:
-    message = builder.message
-    message.diagnostics = [*(message.diagnostics or ()), diagnostic]
-
-
 async def run(
     builder: MessageBuilder, model: Any, url: str, body: dict[str, Any], headers: dict[str, str], options: Any
 ) -> AsyncIterator[Any]:
@@ -161,7 +156,7 @@ async def _websocket(
             ):
                 raise
             size = len(compact_json(body))
-            _append_diagnostic(builder, transport_diagnostic(error, transport, began[0], size))
+            builder.add_diagnostic(transport_diagnostic(error, transport, began[0], size))
             codex_ws.record_failure(session, error)
             if began[0]:
                 raise

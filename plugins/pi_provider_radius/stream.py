@@ -162,10 +162,6 @@ def response_failure(model: Any, url: str, exc: ProviderHTTPError) -> tuple[str,
     return text, diagnostic
 
 
-def _append_diagnostic(message: Any, diagnostic: dict[str, Any]) -> None:
-    message.diagnostics = [*(message.diagnostics or []), diagnostic]
-
-
 # --- the stream ---------------------------------------------------------------------------------
 
 
@@ -214,7 +210,7 @@ def _finish(builder: MessageBuilder, event: dict[str, Any]) -> None:
     rewrite = event.get("rewrite")
     if isinstance(rewrite, dict):
         note = {"type": "pi_messages_rewrite", "timestamp": int(time.time() * 1000), "details": dict(rewrite)}
-        _append_diagnostic(message, note)
+        builder.add_diagnostic(note)
     if message.duration_ms is None:
         message.duration_ms = max(0, int(time.time() * 1000) - int(message.timestamp))
     builder.finished = True
@@ -316,7 +312,7 @@ async def _exchange(builder: MessageBuilder, model: Any, context: Any, options: 
                 raise
             text, diagnostic = response_failure(model, url, exc)
             failed = builder.fail(text)
-            _append_diagnostic(builder.message, diagnostic)
+            builder.add_diagnostic(diagnostic)
             yield failed
             return
         yield builder.start()

@@ -350,6 +350,10 @@ class MessageBuilder:
         events.append(DoneEvent(reason=stop_reason, message=message))  # type: ignore[arg-type]
         return events
 
+    def add_diagnostic(self, diagnostic: dict[str, Any]) -> None:
+        """Append one of pi's ``diagnostics`` entries (a fallback taken, a rewrite) to the message."""
+        self.message.diagnostics = [*(self.message.diagnostics or ()), diagnostic]
+
     def fail(self, error_message: str, *, aborted: bool = False) -> ErrorEvent:
         """The terminal ``error`` event; content and usage so far are kept. Open blocks stay as
         they are (no ``*_end`` is emitted for them)."""

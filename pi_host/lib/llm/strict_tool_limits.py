@@ -10,7 +10,9 @@ and switching back would rewrite the tool definitions and miss the prompt cache.
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
+from typing import Any
 
 LIMIT_MESSAGES = (
     "The compiled grammar is too large",
@@ -31,6 +33,16 @@ def is_limit_error(message: str) -> bool:
 def over_limits(session_id: str | None) -> bool:
     """Whether this session's requests start with the preferring tools plain."""
     return session_id is not None and session_id in _over_limits
+
+
+def fallback_diagnostic(provider: str, refusal: str) -> dict[str, Any]:
+    """The ``<provider>_strict_tools_fallback`` entry of a reply sent again with plain tools."""
+    return {
+        "type": f"{provider}_strict_tools_fallback",
+        "timestamp": int(time.time() * 1000),
+        "error": {"message": refusal},
+        "details": {"reason": "strict_tool_limits_exceeded"},
+    }
 
 
 def mark_over_limits(session_id: str | None) -> None:

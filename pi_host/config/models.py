@@ -503,8 +503,9 @@ class ModelRegistry:
             headers = data.get("headers")
             if isinstance(headers, dict):
                 found += [plain(v) for k, v in headers.items() if _CREDENTIAL.search(str(k))]
+        pending = self._raw.pending()
         for info in self.providers.values():
-            if info.id in self._raw.pending() and info.headers:
+            if info.id in pending and info.headers:
                 found += [plain(v) for k, v in info.headers.items() if _CREDENTIAL.search(str(k))]
             extra = auth_env.get(info.id, {})
             found += [extra.get(name) or os.environ.get(name) for name in info.env_keys]

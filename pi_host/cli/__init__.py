@@ -23,10 +23,14 @@ def main(argv: list[str] | None = None) -> int:
     # no garbage: collecting while importing costs ~10 % of start-up for nothing. The collector
     # comes back, with those objects frozen out of its scans, once the session is open.
     gc.disable()
-    from pi_host.cli.code_cache import install
+    from pi_host.cli import module_cache
     from pi_host.config.paths import cache_dir
 
-    install(cache_dir())
+    cache = cache_dir()
+    module_cache.install(cache)
+    from pi_host.cli import code_cache
+
+    code_cache.install(cache)
     from pi_host.cli.run import run_cli
 
     code = run_cli(args)

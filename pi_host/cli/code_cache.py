@@ -4,13 +4,18 @@ Two things compile source text on every run, the same text each time:
 
 * every ``@dataclass`` writes its ``__init__``, ``__repr__``, ``__eq__``... as source and compiles
   it (about 500 compilations on a ``-p`` run: pi-host's classes, pydantic's, anyio's, h11's);
-* ``typing.ForwardRef`` compiles each string annotation pydantic resolves (about 900).
+* ``typing.ForwardRef`` compiles each string annotation pydantic resolves (about 900);
+* ``re`` compiles each regular expression a module builds at import (about 60: h11's, ``platform``'s,
+  ``logging``'s, pi-host's), in pure Python, ~0.1-0.3 ms each.
 
 Together that is 60-90 ms of a run that takes a few hundred. Like ``__pycache__`` for modules,
 this keeps the code objects in ``<cache dir>/compiled-v2-<python tag>.marshal`` (each one
 marshalled on its own, so a run unmarshals only those it uses): ``dataclasses`` gets an ``exec``
 and ``typing`` a ``compile`` that look the exact text up first (the text and mode are the key,
-so a hit is what compiling would have produced) and compile only what is new.
+so a hit is what compiling would have produced) and compile only what is new. For a regular
+expression, what is kept is what ``re``'s compiler hands the C engine (``_sre.compile``'s
+arguments, recorded as it calls it), keyed by the pattern and flags; a hit calls the engine with
+them directly.
 The file is rewritten at exit, atomically, only when something new was compiled; an unreadable
 file counts as empty. ``PI_HOST_NO_CODE_CACHE=1`` turns it off.
 """
@@ -30,6 +35,7 @@ MAX_ENTRIES = 8000
 
 _real_exec = builtins.exec
 _real_compile = builtins.compile
+REGEX_KEY = "re"
 
 
 class CodeCache:
@@ -71,6 +77,30 @@ class CodeCache:
             return self._code(source, mode)
         return _real_compile(source, filename, mode, *args, **kwargs)
 
+    def regex(self, pattern: Any, flags: int = 0) -> Any:
+        """``re._compiler.compile`` through the cache (string patterns; not ``re.DEBUG``)."""
+        if not isinstance(pattern, (str, bytes)) or flags & _re_debug:
+            return _real_regex(pattern, flags)
+        key = (REGEX_KEY, pattern, flags)
+        arguments = self.known.get(key)
+        if isinstance(arguments, bytes):
+            with contextlib.suppress(EOFError, ValueError, TypeError):
+                arguments = marshal.loads(arguments)
+        if isinstance(arguments, tuple) and arguments and arguments[0] == pattern:
+            try:
+                compiled = _engine.real_compile(*arguments)
+            except (TypeError, ValueError, RuntimeError, OverflowError):
+                pass  # not what this engine takes (a damaged file): compile it again
+            else:
+                self.known[key] = self.used[key] = arguments
+                return compiled
+        _engine.last = ()
+        compiled = _real_regex(pattern, flags)
+        if _engine.last:
+            self.known[key] = self.used[key] = _engine.last
+            self.new = True
+        return compiled
+
     def save(self) -> None:
         if not self.new:
             return
@@ -91,15 +121,60 @@ def install(cache_dir: str | None) -> CodeCache | None:
     """Route ``dataclasses``' and ``typing``'s compilations through the cache in ``cache_dir``."""
     if not cache_dir or os.environ.get("PI_HOST_NO_CODE_CACHE"):
         return None
-    import dataclasses
-    import typing
 
     tag = f"{sys.implementation.cache_tag}-{sys.hexversion:x}"
     cache = CodeCache(
         os.path.join(cache_dir, f"compiled-v2-{tag}.marshal")
     )  # v2: entries marshalled one by one
     # Module globals are found before builtins: only these two modules see the cached versions.
+    _route_regexes(cache)  # first: dataclasses and typing compile regexes of their own
+    import dataclasses
+    import typing
+
     dataclasses.exec = cache.exec  # type: ignore[attr-defined]
     typing.compile = cache.compile  # type: ignore[attr-defined]
     atexit.register(cache.save)
     return cache
+
+
+class _RecordingEngine:
+    """``re._compiler``'s view of ``_sre``: the same module, with ``compile`` noting its arguments."""
+
+    def __init__(self, engine: Any) -> None:
+        self.__dict__.update((k, v) for k, v in vars(engine).items() if k != "compile")
+        self.real_compile = engine.compile
+        self.last: tuple = ()
+
+    def compile(self, *arguments: Any) -> Any:
+        compiled = self.real_compile(*arguments)
+        with contextlib.suppress(TypeError, ValueError):
+            # (opcodes are int subclasses, which marshal refuses: kept as plain ints)
+            pattern, flags, code, groups, groupindex, indexgroup = arguments
+            self.last = (
+                pattern,
+                int(flags),
+                [int(op) for op in code],
+                int(groups),
+                {str(k): int(v) for k, v in groupindex.items()},
+                tuple(indexgroup),
+            )
+        return compiled
+
+
+_engine: _RecordingEngine
+_real_regex: Any = None
+_re_debug = 128
+
+
+def _route_regexes(cache: CodeCache) -> None:
+    """Send ``re``'s compilations through ``cache`` (CPython's ``re`` layout only; else leave it)."""
+    global _engine, _real_regex, _re_debug
+    import re
+
+    compiler = getattr(re, "_compiler", None)
+    engine = getattr(compiler, "_sre", None)
+    if engine is None or not callable(getattr(compiler, "compile", None)) or _real_regex is not None:
+        return
+    _engine, _real_regex, _re_debug = _RecordingEngine(engine), compiler.compile, int(re.DEBUG)
+    compiler._sre = _engine  # noqa: SLF001 (the module global its compile() calls)
+    compiler.compile = cache.regex

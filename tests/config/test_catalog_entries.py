@@ -10,7 +10,9 @@ def test_keys_are_known_before_anything_is_built():
     entries = CatalogEntries()
     entries[("eager", "a")] = {"id": "a"}
     entries.add_lazy("lazy", ["x", "y"], lambda: built.append(1) or [{"id": "x"}, {"id": "y"}])
-    assert ("lazy", "y") in entries and len(entries) == 3 and list(entries)[1:] == [("lazy", "x"), ("lazy", "y")]
+    assert (
+        ("lazy", "y") in entries and len(entries) == 3 and list(entries)[1:] == [("lazy", "x"), ("lazy", "y")]
+    )
     assert built == [] and entries.pending() == {"lazy"}
     assert entries[("lazy", "y")] == {"id": "y"} and built == [1]
     entries[("lazy", "x")]

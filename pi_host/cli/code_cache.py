@@ -33,6 +33,10 @@ from typing import Any
 MAX_ENTRIES = 8000
 """Beyond this the file keeps only the entries of the run that writes it."""
 
+MAX_NEW_REGEXES = 1000
+"""Regular expressions one process adds at most: start-up compiles a few hundred; a long session
+may compile patterns made from its input (a search tool's), which are not worth keeping."""
+
 _real_exec = builtins.exec
 _real_compile = builtins.compile
 REGEX_KEY = "re"
@@ -44,6 +48,7 @@ class CodeCache:
         self.known: dict[tuple[str, str], Any] = {}
         self.used: dict[tuple[str, str], Any] = {}
         self.new = False
+        self.regexes_recorded = 0
         try:
             with open(path, "rb") as handle:
                 # (loads of the bytes: marshal.load on a file reads it in many small calls,
@@ -96,7 +101,8 @@ class CodeCache:
                 return compiled
         _engine.last = ()
         compiled = _real_regex(pattern, flags)
-        if _engine.last:
+        if _engine.last and self.regexes_recorded < MAX_NEW_REGEXES:
+            self.regexes_recorded += 1
             self.known[key] = self.used[key] = _engine.last
             self.new = True
         return compiled

@@ -98,3 +98,16 @@ def test_regular_expressions_from_the_cache_match_as_compiled_ones(tmp_path):
         handle.write(marshal.dumps(damaged))
     third = _regexes(tmp_path)  # entries that do not fit their pattern are compiled again
     assert third["new"] and third["found"] == first["found"]
+
+
+def test_a_process_records_a_bounded_number_of_new_regular_expressions(tmp_path):
+    program = (
+        "import sys\nfrom pi_host.cli import code_cache\ncache = code_cache.install(sys.argv[1])\n"
+        "import re\nfor n in range(code_cache.MAX_NEW_REGEXES + 200): re.compile(f'pattern {n}')\n"
+        "assert re.compile('pattern 1150').match('pattern 1150')\nprint(code_cache.MAX_NEW_REGEXES)"
+    )
+    done = subprocess.run([sys.executable, "-c", program, str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    (written,) = glob.glob(str(tmp_path / "compiled-*.marshal"))
+    kept = [key for key in marshal.loads(open(written, "rb").read()) if key[0] == "re"]
+    assert len(kept) == int(done.stdout)  # (the patterns of start-up and the first of the loop)

@@ -14,6 +14,9 @@ from typing import Any
 
 @dataclass
 class QueuedMessage:
+    """A message waiting for the agent (steering or follow-up), with the text the queue shows
+    for it."""
+
     message: Any
     text: str
 

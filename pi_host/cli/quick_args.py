@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 @dataclass
 class RunArgs:
+    """The parsed command line of a run: every built-in option (plugins' flags are kept apart)."""
+
     provider: str | None = None
     model: str | None = None
     api_key: str | None = None

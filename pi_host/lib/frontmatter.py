@@ -23,6 +23,8 @@ def _load_yaml(text: str) -> Any:
 
 @dataclass
 class Frontmatter:
+    """A Markdown file split into its YAML front matter and its body."""
+
     data: dict[str, Any] = field(default_factory=dict)
     body: str = ""
     error: str | None = None

@@ -39,6 +39,8 @@ from pi_host.session.store import SessionStore, StoreOptions
 
 @dataclass
 class SessionOptions:
+    """Everything a new session is built from (the command line's choices, settings, plugins)."""
+
     cwd: str | None = None
     model: Any = None
     """A Model, or a pattern: ``provider/id``, an id or a name fragment."""

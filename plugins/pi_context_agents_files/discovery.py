@@ -20,6 +20,8 @@ CANDIDATES = ("AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAU
 
 @dataclass
 class ContextFile:
+    """One context file (``AGENTS.md``, ``CLAUDE.md``) found for the prompt, and its text."""
+
     path: str
     content: str
 

@@ -27,6 +27,8 @@ _VALID_NAME = re.compile(r"^[a-z0-9-]+$")
 
 @dataclass
 class Skill:
+    """One skill found on disk: its name, description and where its file is."""
+
     name: str
     description: str
     file_path: str
@@ -40,6 +42,8 @@ class Skill:
 
 @dataclass
 class Discovery:
+    """The skills found, and the warnings about those that broke a rule or could not load."""
+
     skills: list[Skill] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 

@@ -28,6 +28,8 @@ class EditError(Exception):
 
 @dataclass
 class Edit:
+    """One replacement the ``edit`` tool makes: the text to find and the text to put there."""
+
     old_text: str
     new_text: str
 

@@ -148,6 +148,9 @@ class ReadTool(FileTool):
 
 @dataclass
 class _Scan:
+    """What one pass over a file found: its line count, size and where the asked-for lines
+    start."""
+
     total_lines: int
     """Lines as split on newlines (a trailing newline gives a last empty line; an empty file has 1)."""
     size: int

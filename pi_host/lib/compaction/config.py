@@ -25,6 +25,9 @@ class CompactionSettingsError(ValueError):
 
 @dataclass(frozen=True)
 class CompactionSettings:
+    """The ``compaction`` settings, checked: whether it runs automatically and its token
+    budgets."""
+
     enabled: bool = True
     reserve_tokens: int = DEFAULT_RESERVE_TOKENS
     keep_recent_tokens: int = DEFAULT_KEEP_RECENT_TOKENS
@@ -41,6 +44,9 @@ class CompactionSettings:
 
 @dataclass(frozen=True)
 class BranchSummarySettings:
+    """The ``branchSummary`` settings, checked: the summary's token reserve and whether to skip
+    its prompt."""
+
     reserve_tokens: int = DEFAULT_BRANCH_RESERVE_TOKENS
     skip_prompt: bool = False
 

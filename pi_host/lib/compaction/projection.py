@@ -20,6 +20,8 @@ Entry = dict[str, Any]
 
 @dataclass
 class ProjectedEntry:
+    """A session entry with the context messages it projects to."""
+
     entry: Entry
     messages: list[Any] = field(default_factory=list)
     raw_roles: list[str] = field(default_factory=list)

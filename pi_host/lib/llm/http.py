@@ -88,6 +88,8 @@ RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 52
 
 @dataclass
 class RetryPolicy:
+    """How a provider request is retried: how many times and how long to wait between tries."""
+
     max_retries: int = 0
     base_delay_ms: int = 1000
     max_retry_delay_ms: int = 60_000
@@ -285,6 +287,8 @@ def is_retryable_status(status: int, body: str = "") -> bool:
 
 @dataclass
 class SSEResponse:
+    """A streaming answer that started: the response, how many tries it took, its idle timeout."""
+
     response: Any
     """The answer: a :class:`pi_host.lib.llm.wire.Response`, or an ``httpx.Response`` when the
     request went through httpx (both have ``status_code``, ``headers``, ``aiter_bytes()``...)."""

@@ -20,6 +20,8 @@ IGNORE_FILES = (".gitignore", ".ignore", ".fdignore")
 
 @dataclass(frozen=True)
 class _Rules:
+    """The patterns of one ignore file and the directory they apply under."""
+
     base: str
     """Absolute directory of the ignore file, POSIX separators, no trailing slash."""
     spec: pathspec.GitIgnoreSpec

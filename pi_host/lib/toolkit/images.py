@@ -51,6 +51,8 @@ def pillow_available() -> bool:
 
 @dataclass
 class PreparedImage:
+    """An image made ready for a model: the bytes to send, their type, and how it was resized."""
+
     data: bytes | None
     """The bytes to send, or None when no acceptable encoding exists."""
     mime_type: str

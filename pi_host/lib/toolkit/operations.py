@@ -27,6 +27,8 @@ FileKind = Literal["file", "dir", "other"]
 
 @dataclass
 class FileInfo:
+    """What a path is (file, directory, other) and its size."""
+
     kind: FileKind
     size: int
     special: str | None = None
@@ -35,6 +37,8 @@ class FileInfo:
 
 @dataclass
 class DirEntry:
+    """One entry of a directory listing."""
+
     name: str
     kind: FileKind
     """Following symlinks, so a link to a directory is ``dir``."""
@@ -85,6 +89,8 @@ class FileSystem(Protocol):
 
 @dataclass
 class ExecResult:
+    """How a shell command ended: its exit code, and whether it timed out or was aborted."""
+
     exit_code: int | None
     """The shell's exit code (128 + N when killed by signal N); None if it never ended."""
     timed_out: bool = False
@@ -121,6 +127,9 @@ class Shell(Protocol):
 
 @dataclass
 class SearchResult:
+    """How a search command ended: its exit code, what it wrote on stderr, whether it was
+    stopped early."""
+
     exit_code: int | None
     stderr: str = ""
     stopped: bool = False

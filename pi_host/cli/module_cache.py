@@ -237,6 +237,8 @@ class ModuleCache:
             is_package = spec.submodule_search_locations is not None
             if is_package and list(spec.submodule_search_locations) != [os.path.dirname(origin)]:
                 continue
+            if not _searchable(name, origin, is_package):
+                continue
             key = _stat_key(origin)
             if key is None:
                 continue
@@ -247,6 +249,19 @@ class ModuleCache:
             if code is not None:
                 fresh[name] = (origin, is_package, key, marshal.dumps(code))
         return fresh
+
+
+def _searchable(name: str, origin: str, is_package: bool) -> bool:
+    """Whether an import of ``name`` searches where the module is: its folder is on ``sys.path``
+    (a top-level name) or in its package's ``__path__``. A module loaded from a file by location
+    (an extension, a plugin given by path) is never asked for by name, so never kept."""
+    where = os.path.dirname(origin)
+    if is_package:
+        where = os.path.dirname(where)
+    parent, _, _ = name.rpartition(".")
+    if not parent:
+        return where in sys.path
+    return where in (getattr(sys.modules.get(parent), "__path__", None) or ())
 
 
 def _watched_dirs(origin: str, is_package: bool) -> tuple[str, ...]:

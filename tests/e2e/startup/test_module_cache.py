@@ -166,3 +166,35 @@ def test_pi_writes_the_file_once_and_other_working_directories_use_it(tmp_path):
     )
     hidden = run_pi(*args, env=env, cwd=tmp_path / "b")
     assert "dataclasses of the working directory" in hidden.stderr
+
+
+def test_a_module_loaded_from_a_file_by_location_is_not_kept(tmp_path):
+    """(an extension is loaded by path, never searched for by name: keeping it would rewrite
+    the file on every run)"""
+    program = textwrap.dedent(
+        """
+        import importlib.util, sys
+        from pi_host.cli import module_cache
+        cache = module_cache.install(sys.argv[2])
+        spec = importlib.util.spec_from_file_location("by_location_ext", sys.argv[1])
+        module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        import json
+        print(module.VALUE)
+        """
+    )
+    extension = tmp_path / "ext.py"
+    extension.write_text("VALUE = 7\n")
+    cache = tmp_path / "cache"
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-c", program, str(extension), str(cache)], capture_output=True, text=True
+        )
+        assert done.returncode == 0 and done.stdout == "7\n", done.stderr
+    written = _file(cache)
+    stamp = written.stat().st_mtime_ns
+    subprocess.run(
+        [sys.executable, "-c", program, str(extension), str(cache)], check=True, capture_output=True
+    )
+    assert written.stat().st_mtime_ns == stamp  # the extension is not a module to keep: no rewrite
+    assert b"by_location_ext" not in written.read_bytes()

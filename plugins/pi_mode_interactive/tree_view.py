@@ -223,20 +223,25 @@ class TreeRows:
             return all(token in text for token in self.query.lower().split())
         return True
 
-    def _hidden_by_fold(self, row: Row) -> bool:
-        parent = row.parent
-        while parent is not None:
-            if parent.entry_id in self.folded:
-                return True
-            parent = parent.parent
-        return False
+    def _folded_away(self) -> set[int]:
+        """The rows (by ``id``) under a folded row, in one pass: a row comes after its parent.
+        (Walking up from each row took time quadratic in a branch's length: a minute and more
+        for ``/tree`` on a 20,000-entry session.)"""
+        away: set[int] = set()
+        if self.folded:
+            for row in self.rows:
+                parent = row.parent
+                if parent is not None and (id(parent) in away or parent.entry_id in self.folded):
+                    away.add(id(row))
+        return away
 
     def refresh(self, select: str | None = None) -> None:
         """Recompute the visible rows, keeping the selection on ``select`` (default: the entry
         selected now) or the nearest row shown before it."""
         wanted = select if select is not None else self.selected_id
         order = {row.entry_id: index for index, row in enumerate(self.rows)}
-        self.visible = [row for row in self.rows if not self._hidden_by_fold(row) and self.passes(row)]
+        away = self._folded_away()
+        self.visible = [row for row in self.rows if id(row) not in away and self.passes(row)]
         if not self.visible:
             self.selected = 0
             return
@@ -254,9 +259,13 @@ class TreeRows:
         """The row marked current: the leaf, or its nearest ancestor the filter shows when it
         hides the leaf (a trailing name or model change). A search does not move it: when the
         search hides that row, no row is marked."""
+        away: set[int] | None = None
         for row in reversed(self.rows):
-            if row.on_path and self.passes(row, search=False) and not self._hidden_by_fold(row):
-                return row.entry_id
+            if row.on_path and self.passes(row, search=False):
+                if away is None:
+                    away = self._folded_away()
+                if id(row) not in away:
+                    return row.entry_id
         return None
 
     @property

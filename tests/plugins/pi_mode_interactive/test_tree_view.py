@@ -113,3 +113,21 @@ def test_a_search_does_not_move_the_current_marker():
     assert rows.current_id not in shown(rows)
     rows.set_query("")
     assert rows.current_id == "a3" and "a3" in shown(rows)
+
+
+def test_a_long_branch_folds_in_one_pass():
+    """A 20,000-entry session opens in the navigator and folds (checking each row's ancestors
+    for a fold used to walk the whole branch per row: minutes for ``/tree`` on such a session)."""
+    entries, parent = [], None
+    for index in range(20_000):
+        role = "user" if index % 2 == 0 else "assistant"
+        entries.append(message(f"m{index}", parent, role, f"text {index}", index % 60))
+        parent = f"m{index}"
+    rows = TreeRows(SessionTree(entries).tree(), parent)
+    assert len(rows.visible) == 20_000 and rows.current_id == "m19999"
+    rows.refresh(select="m10000")
+    rows.fold_or_up()
+    assert shown(rows)[-1] == "m10000" and len(rows.visible) == 10_001
+    assert rows.current_id == "m10000"  # the leaf is folded away: its nearest shown ancestor
+    rows.unfold_or_down()
+    assert len(rows.visible) == 20_000

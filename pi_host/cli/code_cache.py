@@ -22,6 +22,7 @@ file counts as empty. ``PI_HOST_NO_CODE_CACHE=1`` turns it off.
 
 from __future__ import annotations
 
+import _thread
 import atexit
 import builtins
 import contextlib
@@ -99,12 +100,13 @@ class CodeCache:
             else:
                 self.known[key] = self.used[key] = arguments
                 return compiled
-        _engine.last = ()
-        compiled = _real_regex(pattern, flags)
-        if _engine.last and self.regexes_recorded < MAX_NEW_REGEXES:
-            self.regexes_recorded += 1
-            self.known[key] = self.used[key] = _engine.last
-            self.new = True
+        with _compiling:  # (what the engine was handed must be this pattern's, not another thread's)
+            _engine.last = ()
+            compiled = _real_regex(pattern, flags)
+            if _engine.last and self.regexes_recorded < MAX_NEW_REGEXES:
+                self.regexes_recorded += 1
+                self.known[key] = self.used[key] = _engine.last
+                self.new = True
         return compiled
 
     def save(self) -> None:
@@ -168,6 +170,7 @@ class _RecordingEngine:
 
 
 _engine: _RecordingEngine
+_compiling = _thread.RLock()  # (re-entered when compiling imports a module that compiles one)
 _real_regex: Any = None
 _re_debug = 128
 

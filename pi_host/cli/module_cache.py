@@ -82,7 +82,13 @@ class ModuleCache:
         fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         size = int.from_bytes(os.pread(fd, 8, 0), "little")
         index = marshal.loads(os.pread(fd, size, 8)) if size else None
-        if not isinstance(index, dict) or index.get("format") != FORMAT:
+        if not (
+            isinstance(index, dict)
+            and index.get("format") == FORMAT
+            and isinstance(index.get("modules"), dict)
+            and isinstance(index.get("dirs"), dict)
+            and isinstance(index.get("path_dirs"), dict)
+        ):
             os.close(fd)
             return
         self._stored_path, self._path_dirs = tuple(index["sys_path"]), dict(index["path_dirs"])
@@ -154,23 +160,33 @@ class ModuleCache:
         entry = self.modules.get(name)
         if entry is None or self._fd < 0:
             return None
-        origin, is_package, key = entry[:3]
+        try:
+            origin, is_package, key = self._where_found(name, entry, path)
+        except Exception:  # (a damaged file, an odd sys.path entry: the normal way, never an error)
+            return None
+        if origin is None:
+            return None
+        spec = ModuleSpec(name, CachedSourceLoader(name, origin, self), origin=origin, is_package=is_package)
+        spec.has_location = True
+        if is_package:
+            spec.submodule_search_locations = [os.path.dirname(origin)]
+        self.served.add(name)
+        return spec
+
+    def _where_found(self, name: str, entry: tuple, path: object) -> tuple[str | None, bool, object]:
+        """The stored module's file, if the normal search would find it there now."""
+        origin, is_package, key, _offset, _size = entry
         directory = os.path.dirname(origin)
         where = os.path.dirname(directory) if is_package else directory
         if path is None:
             listing, hidden = self._path_state()
             if hidden is None or name in hidden or where not in listing:
-                return None
+                return None, False, None
         elif where not in path:  # type: ignore[operator]
-            return None
+            return None, False, None
         if not self._dir_unchanged(where) or _stat_key(origin) != key:
-            return None
-        spec = ModuleSpec(name, CachedSourceLoader(name, origin, self), origin=origin, is_package=is_package)
-        spec.has_location = True
-        if is_package:
-            spec.submodule_search_locations = [directory]
-        self.served.add(name)
-        return spec
+            return None, False, None
+        return origin, bool(is_package), key
 
     def invalidate_caches(self) -> None:
         self._dirs.clear()

@@ -7,6 +7,7 @@ installs the cache, imports a package of a temporary folder and prints what it g
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import subprocess
 import sys
@@ -132,6 +133,12 @@ def test_a_damaged_file_is_ignored_and_rewritten(tmp_path):
     written.write_bytes(data[: len(data) // 2])  # code cut short: that module loads from source
     assert _run(source, cache)["value"] == 1
     written.write_bytes(b"junk")
+    assert _run(source, cache)["value"] == 1
+    size = int.from_bytes(data[:8], "little")
+    index = marshal.loads(data[8 : 8 + size])
+    index["modules"] = {name: 5 if n % 2 else ("x",) for n, name in enumerate(index["modules"])}
+    odd = marshal.dumps(index)  # well-formed, wrongly shaped entries: the normal way for each
+    written.write_bytes(len(odd).to_bytes(8, "little") + odd)
     assert _run(source, cache)["value"] == 1
     assert _run(source, cache)["loader"] == "CachedSourceLoader"
 

@@ -104,12 +104,13 @@ class ModuleCache:
         return state
 
     def _hidden_names(self, listing: list[str]) -> set[str] | None:
-        """Whether ``listing`` still finds the stored modules where they were found.
+        """The top-level names ``listing`` may find elsewhere than where they were stored, or
+        None when it may find any stored module elsewhere.
 
         The entries both runs have must be in the same order and unchanged; an entry only this
         run has (``python -m`` puts the working directory first; ``""`` is always one, it is
         whatever directory the process is in) hides the top-level names of the files it holds,
-        which then load the normal way. None when the file cannot be trusted at all."""
+        which then load the normal way."""
         stored = set(self._stored_path) - {""}
         current = set(listing)
         common = [d for d in listing if d in stored]
@@ -161,10 +162,11 @@ class ModuleCache:
         if entry is None or self._fd < 0:
             return None
         try:
-            origin, is_package, key = self._where_found(name, entry, path)
+            origin, is_package, key, _offset, _size = entry
+            found = self._still_found(name, origin, is_package, key, path)
         except Exception:  # (a damaged file, an odd sys.path entry: the normal way, never an error)
             return None
-        if origin is None:
+        if not found:
             return None
         spec = ModuleSpec(name, CachedSourceLoader(name, origin, self), origin=origin, is_package=is_package)
         spec.has_location = True
@@ -173,20 +175,16 @@ class ModuleCache:
         self.served.add(name)
         return spec
 
-    def _where_found(self, name: str, entry: tuple, path: object) -> tuple[str | None, bool, object]:
-        """The stored module's file, if the normal search would find it there now."""
-        origin, is_package, key, _offset, _size = entry
-        directory = os.path.dirname(origin)
-        where = os.path.dirname(directory) if is_package else directory
+    def _still_found(self, name: str, origin: str, is_package: bool, key: object, path: object) -> bool:
+        """Whether the normal search would find the stored module's file now."""
+        where = _search_dir(origin, is_package)
         if path is None:
             listing, hidden = self._path_state()
             if hidden is None or name in hidden or where not in listing:
-                return None, False, None
+                return False
         elif where not in path:  # type: ignore[operator]
-            return None, False, None
-        if not self._dir_unchanged(where) or _stat_key(origin) != key:
-            return None, False, None
-        return origin, bool(is_package), key
+            return False
+        return self._dir_unchanged(where) and _stat_key(origin) == key
 
     def invalidate_caches(self) -> None:
         self._dirs.clear()
@@ -213,7 +211,7 @@ class ModuleCache:
             modules[name] = (origin, is_package, key, offset, len(blob))
             blobs.append(blob)
             offset += len(blob)
-        dirs = {d for origin, package, *_ in entries.values() for d in _watched_dirs(origin, package)}
+        dirs = {_search_dir(origin, package) for origin, package, *_ in entries.values()}
         index = marshal.dumps(
             {
                 "format": FORMAT,
@@ -267,22 +265,21 @@ class ModuleCache:
         return fresh
 
 
+def _search_dir(origin: str, is_package: bool) -> str:
+    """The folder an import searches to find this module (a package's parent folder)."""
+    directory = os.path.dirname(origin)
+    return os.path.dirname(directory) if is_package else directory
+
+
 def _searchable(name: str, origin: str, is_package: bool) -> bool:
     """Whether an import of ``name`` searches where the module is: its folder is on ``sys.path``
     (a top-level name) or in its package's ``__path__``. A module loaded from a file by location
     (an extension, a plugin given by path) is never asked for by name, so never kept."""
-    where = os.path.dirname(origin)
-    if is_package:
-        where = os.path.dirname(where)
+    where = _search_dir(origin, is_package)
     parent, _, _ = name.rpartition(".")
     if not parent:
         return where in sys.path
     return where in (getattr(sys.modules.get(parent), "__path__", None) or ())
-
-
-def _watched_dirs(origin: str, is_package: bool) -> tuple[str, ...]:
-    directory = os.path.dirname(origin)
-    return (directory, os.path.dirname(directory)) if is_package else (directory,)
 
 
 def install(cache_dir: str | None) -> ModuleCache | None:

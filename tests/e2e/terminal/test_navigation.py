@@ -391,3 +391,33 @@ def test_after_tree_navigation_the_redrawn_conversation_shows_the_tool_calls(wor
             assert redrawn.count("echo fixture-output") > drawn, redrawn[-3000:]
             term.press("C-d")
             assert term.wait_exit() == 0
+
+
+def test_tree_opens_and_folds_on_a_20000_entry_session(world):
+    """(each row used to walk its whole branch up looking for folds: minutes for this session)"""
+    from pi_session_jsonl.paths import default_session_dir
+
+    from tests.support.session_files import assistant, header, user
+
+    directory = Path(default_session_dir(str(world["agent"]), str(world["work"])))
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "long.jsonl"
+    records, parent = [header(cwd=str(world["work"]))], None
+    for index in range(10_000):
+        records.append(user(f"u{index}", parent, f"question {index}"))
+        records.append(assistant(f"a{index}", f"u{index}", f"answer {index}"))
+        parent = f"a{index}"
+    path.write_text("".join(json.dumps(record, separators=(",", ":")) + "\n" for record in records))
+    with LoopbackServer([]) as server:
+        with terminal_pi(world, server, "--session", str(path)) as term:
+            term.wait_for("answer 9999", timeout=30)
+            term.send("/tree")
+            term.press("Enter")
+            term.wait_for("(20000/20000)", timeout=30)
+            term.press("Up")
+            term.press("C-Left")
+            term.wait_for("1 folded", timeout=30)
+            term.press("Escape")
+            term.wait_gone("Session tree")
+            term.press("C-d")
+            assert term.wait_exit() == 0
